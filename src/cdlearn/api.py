@@ -1,0 +1,168 @@
+"""``cdlearn.solve``: one entry point for every coordinate descent method.
+
+Checks every argument once (names in errors are the argument names), builds the
+validated :class:`~cdlearn.data.Design`, picks the method for ``solver="auto"``
+and runs it with the shared driver :func:`cdlearn.solvers.base.run`.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
+from .losses import LOSS_CODES, LOSS_SMOOTHNESS
+from .penalties import PENALTIES, penalty_strengths
+from .solvers import SOLVERS
+from .solvers.base import Problem, SolveResult, run
+
+SAMPLINGS = ("uniform", "importance", "power", "cyclic")
+
+
+def _check_int(name, value, *, low=1):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
+                 sample_weight=None) -> Problem:
+    """Validate the data and the objective's parameters into a :class:`Problem`."""
+    check_choice("loss", loss, LOSS_CODES)
+    check_choice("penalty", penalty, PENALTIES)
+    if penalty == "none":
+        lam = 0.0 if lam is None else check_positive("lam", lam, allow_zero=True)
+    else:
+        if lam is None:
+            raise ValueError(f"lam is required for penalty={penalty!r}")
+        lam = check_positive("lam", lam)
+    if penalty == "elastic_net":
+        l1_ratio = check_positive("l1_ratio", l1_ratio, allow_zero=True)
+        if l1_ratio > 1:
+            raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
+    design = as_design(X)
+    y = check_target(y, design.n_samples, loss)
+    sw = check_sample_weight(sample_weight, design.n_samples)
+    l1, l2 = penalty_strengths(penalty, lam, l1_ratio)
+    return Problem(design, y, sw, loss, LOSS_CODES[loss], penalty, lam, l1, l2,
+                   bool(fit_intercept))
+
+
+def auto_solver(problem: Problem) -> tuple[str, str]:
+    """The face-off choice between primal and dual CD, with its reason.
+
+    Compares the total complexities of both methods under importance sampling
+    (face-off eq. (15)): ``T_P = ‖X‖₀ + β/(λn) C_P`` and ``T_D = ‖X‖₀ + β/(λn) C_D``
+    with ``C_P, C_D`` of eq. (16), λ the strong convexity of the penalty. Falls
+    back to the only method that supports the loss/penalty pair.
+    """
+    if problem.l2 <= 0.0:
+        return "primal-cd", "penalty is not strongly convex: only primal CD applies"
+    if problem.loss == "hinge":
+        return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
+    d = problem.design
+    n = d.n_samples
+    beta = LOSS_SMOOTHNESS[problem.loss]
+    c_p = float(d.col_nnz @ d.col_sq_norms)
+    c_d = float(d.row_nnz @ d.row_sq_norms)
+    scale = beta / (problem.l2 * n)
+    t_p = d.nnz + scale * c_p
+    t_d = d.nnz + scale * c_d
+    choice = "primal-cd" if t_p <= t_d else "dual-cd"
+    return choice, f"face-off eq. (15): T_P/T_D = {t_p / t_d:.3g} (C_P={c_p:.3g}, C_D={c_d:.3g})"
+
+
+def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver="auto",
+          sampling="importance", power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
+          callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
+          alpha0=None, intercept0=0.0, dual_step="exact", check_every=1) -> SolveResult:
+    """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
+
+    Parameters
+    ----------
+    X : (n_samples, n_features) ndarray or scipy.sparse matrix
+    y : (n_samples,) targets; ±1 labels for the classification losses
+    loss : "squared", "logistic", "squared_hinge", "smooth_hinge" or "hinge"
+    penalty : "l2" (λ/2‖w‖²), "l1" (λ‖w‖₁), "elastic_net"
+        (λ(ρ‖w‖₁ + (1-ρ)/2‖w‖²), ρ = ``l1_ratio``) or "none"
+    lam : float > 0, the regularisation λ (the papers' notation)
+    solver : "auto" (face-off choice, see :func:`auto_solver`), "primal-cd", "dual-cd"
+    sampling : "importance" (face-off eq. (14)), "uniform", "power" (``p ∝ L^power``,
+        primal only) or "cyclic"
+    batch_size : τ of τ-nice minibatches (uniform sampling, ESO step sizes)
+    tol : stop when the duality gap ≤ ``tol · P(0)`` (without a penalty: the
+        optimality violation ``max_j |∇_j P(w)|`` ≤ ``tol · P(0)``)
+    max_epochs : an epoch is as many coordinate steps as the method has coordinates
+    seed : int or None; the same seed gives bit-identical results
+    callback : ``callback(state) -> bool`` after each check; True stops the run
+    verbose : progress bar (tqdm) and a line saying which solver runs and why
+    fit_intercept : unpenalised intercept ``b``
+    sample_weight : non-negative weights ``s_i``
+    w0, alpha0, intercept0 : warm starts (primal CD uses ``w0``, dual CD ``alpha0``)
+    dual_step : "exact" (coordinate maximisation; Newton for the logistic) or
+        "fixed" (face-off §7's step for the logistic loss); dual CD only
+    check_every : epochs between duality-gap checks (each check costs a pass)
+
+    Returns
+    -------
+    SolveResult with ``w, alpha, intercept, primal, dual, gap, solver, trace,
+    converged, n_epochs, passes, seconds``.
+    """
+    problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
+                           fit_intercept=fit_intercept, sample_weight=sample_weight)
+    check_choice("solver", solver, ("auto", *SOLVERS))
+    check_choice("sampling", sampling, SAMPLINGS)
+    check_choice("dual_step", dual_step, ("exact", "fixed"))
+    tol = check_positive("tol", tol)
+    max_epochs = _check_int("max_epochs", max_epochs)
+    batch_size = _check_int("batch_size", batch_size)
+    check_every = _check_int("check_every", check_every)
+    power = check_positive("power", power, allow_zero=True)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
+        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    if callback is not None and not callable(callback):
+        raise TypeError("callback must be callable")
+
+    reason = "requested"
+    if solver == "auto":
+        solver, reason = auto_solver(problem)
+    spec = SOLVERS[solver]
+    spec.check(problem)
+    n_coords = problem.n_features if solver == "primal-cd" else problem.n_samples
+    if batch_size > n_coords:
+        raise ValueError(f"batch_size={batch_size} exceeds the {n_coords} coordinates")
+    if batch_size > 1 and sampling != "uniform":
+        raise ValueError(
+            f"batch_size > 1 uses τ-nice (uniform) minibatches; got sampling={sampling!r}"
+        )
+    if sampling == "power" and solver != "primal-cd":
+        raise ValueError("sampling='power' is available for solver='primal-cd' only")
+    if verbose:
+        print(f"cdlearn: solver={solver} ({reason})")
+
+    options = dict(sampling=sampling, batch_size=batch_size, seed=seed,
+                   intercept0=intercept0)
+    if solver == "primal-cd":
+        options.update(power=power, w0=_check_start("w0", w0, problem.n_features))
+    else:
+        options.update(alpha0=_check_start("alpha0", alpha0, problem.n_samples),
+                       dual_step=dual_step)
+    state = spec.build(problem, **options)
+    result = run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
+                 verbose=verbose, check_every=check_every)
+    result.info["reason"] = reason
+    return result
+
+
+def _check_start(name, value, size):
+    if value is None:
+        return None
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (size,):
+        raise ValueError(f"{name} must have shape ({size},), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    return arr

@@ -1,0 +1,310 @@
+"""Validated design matrix: the only place where input is checked.
+
+A :class:`Design` holds the data once, in the layouts the solvers ask for, and
+the per-row / per-column quantities every CD method needs (squared norms and
+nonzero counts). Kernels never see scipy objects: they get a *compressed
+view* ``(data, indices, indptr)`` along the axis they walk -- columns for primal
+CD, rows for dual CD. A dense matrix is given as the same triple with an empty
+``indices`` array and a regular ``indptr``; kernels detect that and index
+implicitly, so dense and sparse share one kernel (lightning's row/column view
+idea) and one compiled signature per float type.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+__all__ = [
+    "Design",
+    "CompressedView",
+    "as_design",
+    "check_target",
+    "check_sample_weight",
+    "check_positive",
+    "check_choice",
+    "BINARY_LOSSES",
+]
+
+BINARY_LOSSES = frozenset({"logistic", "squared_hinge", "smooth_hinge", "hinge"})
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+@dataclass(frozen=True)
+class CompressedView:
+    """One axis of the design as a compressed triple.
+
+    ``major`` is the axis walked (columns for CSC, rows for CSR); entry ``k`` of
+    slice ``i`` lives at ``data[indptr[i]:indptr[i+1]]``. For dense data
+    ``indices`` is empty and the minor index of entry ``k`` is ``k - indptr[i]``.
+    """
+
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    n_major: int
+    n_minor: int
+
+    @property
+    def is_dense(self) -> bool:
+        return self.indices.shape[0] == 0 and self.data.shape[0] > 0
+
+
+def check_choice(name: str, value, choices) -> str:
+    """Return ``value`` if it is one of ``choices``, else raise a ValueError naming ``name``."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(
+            f"{name}={value!r} is not supported; choose one of {sorted(choices)}"
+        )
+    return value
+
+
+def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
+    """A finite real number > 0 (or >= 0 with ``allow_zero``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def _float_dtype(dtype) -> np.dtype:
+    # float32 stays float32 end to end; everything else computes in float64.
+    return np.dtype(np.float32) if dtype == np.float32 else np.dtype(np.float64)
+
+
+def _index_dtype(n_entries: int) -> np.dtype:
+    return np.dtype(np.int32) if n_entries <= _INT32_MAX else np.dtype(np.int64)
+
+
+class Design:
+    """A validated ``(n_samples, n_features)`` design matrix.
+
+    Parameters
+    ----------
+    X : array-like, scipy.sparse matrix or array
+        Dense ndarray or any scipy.sparse format (CSC, CSR, COO, ...). float32 is
+        kept float32; other dtypes become float64. Unsorted or duplicate sparse
+        indices are canonicalised on a copy; the caller's matrix is not modified.
+
+    Attributes
+    ----------
+    n_samples, n_features, nnz : int
+    dtype : numpy dtype of the stored values (float32 or float64)
+    col_sq_norms, row_sq_norms : float64 arrays, ``||X[:, j]||^2`` and ``||x_i||^2``
+    col_nnz, row_nnz : int64 arrays of nonzeros per column / row
+    """
+
+    def __init__(self, X, *, name: str = "X"):
+        self.name = name
+        if isinstance(X, Design):
+            self.__dict__.update(X.__dict__)
+            return
+        if sp.issparse(X):
+            self._init_sparse(X)
+        else:
+            self._init_dense(X)
+        self._csc: CompressedView | None = None
+        self._csr: CompressedView | None = None
+        self._compute_statistics()
+
+    # ------------------------------------------------------------------ input
+    def _init_sparse(self, X):
+        name = self.name
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-dimensional, got shape {X.shape}")
+        n, d = X.shape
+        if n == 0 or d == 0:
+            raise ValueError(f"{name} is empty: shape {X.shape}")
+        if X.dtype.kind not in "fiub":
+            raise TypeError(f"{name} has unsupported dtype {X.dtype}")
+        dtype = _float_dtype(X.dtype)
+        if X.format == "csr":
+            M = sp.csr_matrix(X, dtype=dtype, copy=True)
+        else:
+            # CSC, COO, LIL, DOK, BSR ... : CSC is the primal layout, make it once.
+            M = sp.csc_matrix(X, dtype=dtype, copy=True)
+        M.sum_duplicates()  # also sorts indices
+        M.eliminate_zeros()
+        if not np.all(np.isfinite(M.data)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        self.n_samples, self.n_features = n, d
+        self.dtype = dtype
+        self.is_sparse = True
+        self._sparse = M
+        self._dense = None
+        self.nnz = int(M.nnz)
+
+    def _init_dense(self, X):
+        name = self.name
+        if isinstance(X, (str, bytes)) or X is None:
+            raise TypeError(f"{name} must be an array or a scipy.sparse matrix, got {type(X).__name__}")
+        try:
+            A = np.asarray(X)
+        except Exception as exc:  # ragged lists and similar
+            raise TypeError(f"{name} could not be converted to an array: {exc}") from exc
+        if A.dtype == object or A.dtype.kind not in "fiub":
+            raise TypeError(f"{name} must be numeric, got dtype {A.dtype}")
+        if A.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-dimensional (n_samples, n_features), got shape {A.shape}"
+            )
+        n, d = A.shape
+        if n == 0 or d == 0:
+            raise ValueError(f"{name} is empty: shape {A.shape}")
+        dtype = _float_dtype(A.dtype)
+        A = np.asarray(A, dtype=dtype)
+        if not np.all(np.isfinite(A)):
+            raise ValueError(f"{name} contains NaN or infinity")
+        self.n_samples, self.n_features = n, d
+        self.dtype = dtype
+        self.is_sparse = False
+        self._sparse = None
+        self._dense = A
+        self.nnz = int(np.count_nonzero(A))
+
+    def _compute_statistics(self):
+        if self.is_sparse:
+            M = self._sparse
+            sq = M.multiply(M)
+            self.col_sq_norms = np.asarray(sq.sum(axis=0), dtype=np.float64).ravel()
+            self.row_sq_norms = np.asarray(sq.sum(axis=1), dtype=np.float64).ravel()
+            self.col_nnz = np.asarray(M.getnnz(axis=0), dtype=np.int64)
+            self.row_nnz = np.asarray(M.getnnz(axis=1), dtype=np.int64)
+        else:
+            A = self._dense.astype(np.float64, copy=False)
+            sq = A * A
+            self.col_sq_norms = sq.sum(axis=0)
+            self.row_sq_norms = sq.sum(axis=1)
+            nz = A != 0
+            self.col_nnz = nz.sum(axis=0).astype(np.int64)
+            self.row_nnz = nz.sum(axis=1).astype(np.int64)
+
+    # ------------------------------------------------------------------ views
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_samples, self.n_features)
+
+    @property
+    def density(self) -> float:
+        return self.nnz / (self.n_samples * self.n_features)
+
+    @property
+    def csc(self) -> CompressedView:
+        """Column view (what primal CD walks). Built once, then cached."""
+        if self._csc is None:
+            self._csc = self._make_view(axis=1)
+        return self._csc
+
+    @property
+    def csr(self) -> CompressedView:
+        """Row view (what dual CD walks). Built once, then cached."""
+        if self._csr is None:
+            self._csr = self._make_view(axis=0)
+        return self._csr
+
+    def _make_view(self, axis: int) -> CompressedView:
+        n, d = self.shape
+        n_major, n_minor = (d, n) if axis == 1 else (n, d)
+        if self.is_sparse:
+            M = self._sparse.tocsc() if axis == 1 else self._sparse.tocsr()
+            M.sort_indices()
+            idx = _index_dtype(max(M.nnz, n_minor))
+            return CompressedView(
+                np.ascontiguousarray(M.data),
+                M.indices.astype(idx, copy=False),
+                M.indptr.astype(idx, copy=False),
+                n_major,
+                n_minor,
+            )
+        A = self._dense
+        data = A.ravel(order="F") if axis == 1 else A.ravel(order="C")
+        idx = _index_dtype(A.size)
+        indptr = np.arange(0, A.size + 1, n_minor, dtype=idx)
+        return CompressedView(np.ascontiguousarray(data), np.empty(0, idx), indptr, n_major, n_minor)
+
+    def matvec(self, w: np.ndarray) -> np.ndarray:
+        """``X @ w`` as float64."""
+        M = self._sparse if self.is_sparse else self._dense
+        return np.asarray(M @ w, dtype=np.float64).ravel()
+
+    def rmatvec(self, r: np.ndarray) -> np.ndarray:
+        """``X.T @ r`` as float64."""
+        M = self._sparse if self.is_sparse else self._dense
+        return np.asarray(M.T @ r, dtype=np.float64).ravel()
+
+    def to_scipy(self):
+        """The stored matrix (scipy.sparse or ndarray); do not modify it."""
+        return self._sparse if self.is_sparse else self._dense
+
+    def __repr__(self) -> str:
+        kind = "sparse" if self.is_sparse else "dense"
+        return (
+            f"Design({self.n_samples} x {self.n_features}, {kind}, nnz={self.nnz}, "
+            f"dtype={self.dtype})"
+        )
+
+
+def as_design(X, *, name: str = "X") -> Design:
+    """Validate ``X`` once; a :class:`Design` passes through unchanged."""
+    return X if isinstance(X, Design) else Design(X, name=name)
+
+
+def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray:
+    """A finite float64 vector of length ``n_samples``; ±1 labels for binary losses."""
+    if sp.issparse(y):
+        raise TypeError(f"{name} must be a dense 1-d array, got a sparse matrix")
+    try:
+        y = np.asarray(y)
+    except Exception as exc:
+        raise TypeError(f"{name} could not be converted to an array: {exc}") from exc
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(
+            f"{name} has {y.shape[0]} entries but X has {n_samples} samples"
+        )
+    if y.dtype.kind not in "fiub":
+        raise TypeError(f"{name} must be numeric, got dtype {y.dtype}")
+    y = y.astype(np.float64)
+    if not np.all(np.isfinite(y)):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if loss in BINARY_LOSSES:
+        labels = np.unique(y)
+        if not np.all(np.isin(labels, (-1.0, 1.0))):
+            shown = ", ".join(f"{v:g}" for v in labels[:6])
+            raise ValueError(
+                f"{name} must contain only -1 and +1 for loss={loss!r}; found labels {{{shown}"
+                f"{', ...' if labels.size > 6 else ''}}}"
+            )
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Non-negative finite float64 weights (ones when ``None``), not all zero."""
+    if sample_weight is None:
+        return np.ones(n_samples)
+    s = np.asarray(sample_weight, dtype=np.float64)
+    if s.ndim == 0:
+        s = np.full(n_samples, float(s))
+    if s.ndim != 1 or s.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight must have shape ({n_samples},), got {np.shape(sample_weight)}"
+        )
+    if not np.all(np.isfinite(s)):
+        raise ValueError("sample_weight contains NaN or infinity")
+    if np.any(s < 0):
+        raise ValueError("sample_weight must be non-negative")
+    if not np.any(s > 0):
+        raise ValueError("sample_weight is zero everywhere")
+    return s

@@ -1,0 +1,56 @@
+"""Solver registry: what each method supports and how to build its state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from . import dual_cd, primal_cd
+from .base import Problem, SolveResult, Trace, run
+
+
+@dataclass(frozen=True)
+class SolverSpec:
+    name: str
+    losses: tuple[str, ...]
+    penalties: tuple[str, ...]
+    build: Callable
+    note: str = ""
+
+    def supports(self, problem: Problem) -> bool:
+        try:
+            self.check(problem)
+        except ValueError:
+            return False
+        return True
+
+    def check(self, problem: Problem) -> None:
+        """Raise a ValueError saying why this method cannot solve ``problem``."""
+        if problem.loss not in self.losses:
+            raise ValueError(
+                f"solver={self.name!r} does not support loss={problem.loss!r} "
+                f"(supported: {', '.join(self.losses)}){self.note}"
+            )
+        if problem.penalty not in self.penalties or (
+            problem.penalty == "elastic_net" and self.name == "dual-cd" and problem.l2 <= 0
+        ):
+            raise ValueError(
+                f"solver={self.name!r} does not support penalty={problem.penalty!r}"
+                + (" with l1_ratio=1" if problem.penalty == "elastic_net" else "")
+                + f" (supported: {', '.join(self.penalties)}){self.note}"
+            )
+
+
+SOLVERS: dict[str, SolverSpec] = {
+    "primal-cd": SolverSpec(
+        "primal-cd", primal_cd.SUPPORTED_LOSSES, primal_cd.SUPPORTED_PENALTIES,
+        primal_cd.PrimalCDState, note="; the hinge loss needs solver='dual-cd'",
+    ),
+    "dual-cd": SolverSpec(
+        "dual-cd", dual_cd.SUPPORTED_LOSSES, dual_cd.SUPPORTED_PENALTIES,
+        dual_cd.DualCDState,
+        note="; l1 and penalty-free problems need solver='primal-cd'",
+    ),
+}
+
+__all__ = ["SOLVERS", "SolverSpec", "Problem", "SolveResult", "Trace", "run"]

@@ -1,0 +1,234 @@
+"""What every solver shares: the problem record, the trace, the result, the driver loop.
+
+A method is a *state* object with three methods -- ``run_epoch()`` (one call
+of its numba kernel, returns ``(entries_touched, updates_made)``),
+``certificate()`` (returns ``(primal, dual, gap)`` for the current iterate)
+and ``iterate()`` -- plus the attributes ``w``, ``alpha``, ``intercept``.
+:func:`run` drives any such state: epochs, trace, stopping on the gap,
+callbacks, progress bar, warnings, Ctrl-C, divergence checks.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from ..data import Design
+from ..objectives import primal_value
+
+TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
+
+
+@dataclass
+class Problem:
+    """A validated problem instance, as solvers receive it."""
+
+    design: Design
+    y: np.ndarray
+    sample_weight: np.ndarray
+    loss: str
+    loss_code: int
+    penalty: str
+    lam: float
+    l1: float  # λ1 of λg = λ1‖w‖₁ + λ2/2‖w‖²
+    l2: float  # λ2
+    fit_intercept: bool = False
+
+    @property
+    def n_samples(self) -> int:
+        return self.design.n_samples
+
+    @property
+    def n_features(self) -> int:
+        return self.design.n_features
+
+
+def initial_primal(problem: Problem) -> float:
+    """P(0) with a zero intercept: the scale of the relative stopping rule."""
+    z0 = np.zeros(problem.n_samples)
+    return primal_value(problem.loss_code, z0, problem.y, problem.sample_weight,
+                        np.zeros(1), 0.0, 0.0)
+
+
+class Trace:
+    """Per-check record of a run; ``trace["gap"]`` gives a column as an array."""
+
+    columns = TRACE_COLUMNS
+
+    def __init__(self):
+        self._rows: list[tuple] = []
+
+    def append(self, *row):
+        self._rows.append(tuple(row))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        k = self.columns.index(name)
+        return np.array([r[k] for r in self._rows], dtype=np.float64)
+
+    def as_dict(self) -> dict[str, np.ndarray]:
+        return {c: self[c] for c in self.columns}
+
+    def to_csv(self, path) -> None:
+        with open(path, "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(self.columns)
+            writer.writerows(self._rows)
+
+    def __repr__(self) -> str:
+        return f"Trace({len(self)} rows: {', '.join(self.columns)})"
+
+
+@dataclass
+class SolveResult:
+    """What :func:`cdlearn.solve` returns."""
+
+    w: np.ndarray
+    alpha: np.ndarray | None
+    intercept: float
+    primal: float
+    dual: float | None
+    gap: float
+    solver: str
+    trace: Trace
+    converged: bool
+    n_epochs: int
+    passes: float
+    seconds: float
+    message: str = ""
+    info: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        status = "converged" if self.converged else "not converged"
+        return (
+            f"SolveResult(solver={self.solver!r}, {status} after {self.n_epochs} epochs "
+            f"({self.passes:.1f} passes, {self.seconds:.3g} s), primal={self.primal:.10g}, "
+            f"gap={self.gap:.3g}, nnz_w={int(np.count_nonzero(self.w))})"
+        )
+
+
+@dataclass
+class CallbackState:
+    """Passed to ``callback(state)`` after every checked epoch; return True to stop."""
+
+    epoch: int
+    passes: float
+    seconds: float
+    primal: float
+    dual: float | None
+    gap: float
+    w: np.ndarray
+    alpha: np.ndarray | None
+    intercept: float
+
+
+def _progress_bar(verbose: bool, max_epochs: int, desc: str):
+    if not verbose:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=max_epochs, desc=desc, unit="epoch", leave=True)
+
+
+def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
+        check_every: int = 1, reference: float | None = None) -> SolveResult:
+    """Drive ``state`` until ``gap <= tol * reference`` or ``max_epochs``.
+
+    ``reference`` defaults to P(0) (``state.reference()``), the DESIGN.md
+    stopping rule. The best iterate seen (lowest primal) is what is returned
+    when the run stops early: methods whose primal is not monotone (dual CD)
+    would otherwise return a worse point than one they already had.
+    """
+    nnz = max(state.problem.design.nnz, 1)
+    if reference is None:
+        reference = state.reference()
+    threshold = tol * reference
+    trace = Trace()
+    bar = _progress_bar(verbose, max_epochs, solver)
+    t_start = time.perf_counter()
+    passes = 0.0
+    epoch = 0
+    converged = False
+    message = ""
+
+    primal, dual, gap = state.certificate()
+    _check_finite(primal, gap, epoch, solver)
+    best = (primal, dual, gap, state.snapshot())
+    trace.append(0, 0.0, 0.0, primal, _num(dual), gap, state.nnz_w(), state.active())
+    if gap <= threshold:
+        converged = True
+        message = "converged at the initial point"
+    try:
+        while not converged and epoch < max_epochs:
+            entries, _updates = state.run_epoch()
+            epoch += 1
+            passes += entries / nnz
+            if epoch % check_every and epoch < max_epochs:
+                continue
+            primal, dual, gap = state.certificate()
+            _check_finite(primal, gap, epoch, solver)
+            if primal < best[0] or gap < best[2]:
+                best = (primal, dual, gap, state.snapshot())
+            seconds = time.perf_counter() - t_start
+            trace.append(epoch, passes, seconds, primal, _num(dual), gap, state.nnz_w(),
+                         state.active())
+            if bar is not None:
+                bar.update(epoch - bar.n)
+                bar.set_postfix(gap=f"{gap:.2e}", primal=f"{primal:.8g}", refresh=False)
+            if gap <= threshold:
+                converged = True
+                message = f"duality gap {gap:.3g} <= tol * P(0) = {threshold:.3g}"
+                break
+            if callback is not None and callback(CallbackState(
+                epoch, passes, seconds, primal, dual, gap, state.w, state.alpha,
+                float(state.intercept),
+            )):
+                message = "stopped by callback"
+                break
+    except KeyboardInterrupt:
+        message = "interrupted (Ctrl-C): returning the best iterate reached"
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.perf_counter() - t_start
+
+    if not converged:
+        # hand back the best point seen, with its own certificate
+        primal, dual, gap, snap = best
+        state.restore(snap)
+        if not message:
+            message = (
+                f"max_epochs={max_epochs} reached with gap {gap:.3g} > tol * P(0) = "
+                f"{threshold:.3g}"
+            )
+            warnings.warn(
+                f"{solver}: {message}; increase max_epochs or tol", ConvergenceWarning,
+                stacklevel=3,
+            )
+    w, alpha, intercept = state.iterate()
+    return SolveResult(
+        w=w, alpha=alpha, intercept=float(intercept), primal=float(primal),
+        dual=None if dual is None else float(dual), gap=float(gap), solver=solver,
+        trace=trace, converged=converged, n_epochs=epoch, passes=passes, seconds=seconds,
+        message=message,
+    )
+
+
+def _num(x):
+    return np.nan if x is None else x
+
+
+def _check_finite(primal, gap, epoch, solver):
+    if not (np.isfinite(primal) and not np.isnan(gap)):
+        raise FloatingPointError(
+            f"{solver} diverged at epoch {epoch}: primal objective is {primal}. "
+            "This should not happen with safe step sizes; please report it with the data."
+        )
