@@ -99,3 +99,23 @@ def test_penalty_prox_and_conjugate():
     assert penalty_value(w, l1, l2) + penalty_conjugate(u, l1, l2) == pytest.approx(w @ u)
     assert penalty_conjugate(np.array([0.2, -0.29]), 0.3, 0.0) == 0.0
     assert penalty_conjugate(np.array([0.31]), 0.3, 0.0) == math.inf
+
+
+@pytest.mark.parametrize("loss", list(LOSS_CODES))
+@pytest.mark.parametrize("y", [-1.0, 1.0])
+def test_fenchel_young_gap_matches_its_definition(loss, y):
+    from cdlearn.losses import fenchel_young_gap
+
+    c = LOSS_CODES[loss]
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        z = rng.normal(scale=3)
+        a = rng.normal() if loss == "squared" else y * rng.uniform(0, 1 if loss != "squared_hinge" else 3)
+        direct = loss_value(c, z, y) + conjugate_at_neg(c, a, y) + a * z
+        got = fenchel_young_gap(c, z, a, y)
+        assert got >= 0.0
+        assert got == pytest.approx(direct, abs=1e-12)
+    # at a = -φ'(z) the gap vanishes (Fenchel-Young equality)
+    for z in MARGINS:
+        if loss != "hinge":
+            assert fenchel_young_gap(c, z, -loss_derivative(c, z, y), y) <= 1e-15

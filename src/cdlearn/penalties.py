@@ -98,6 +98,25 @@ def penalty_conjugate(u: np.ndarray, l1: float, l2: float) -> float:
     return 0.0 if not np.any(excess > 1e-12 * max(l1, 1.0)) else math.inf
 
 
+def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) -> float:
+    """λg(w) + (λg)*(u) - wᵀu ≥ 0, summed over coordinates without cancellation.
+
+    With ``v = soft(u, λ1)`` and λ2 > 0 each term is
+    ``(λ2 w - v)²/(2λ2) + λ1(|w| - w·sign(u))``; for λ2 = 0 (u feasible) it is
+    ``λ1|w| - w u``.
+    """
+    if l2 > 0:
+        v = np.sign(u) * np.maximum(np.abs(u) - l1, 0.0)
+        r = l2 * w - v
+        val = float(r @ r) / (2.0 * l2)
+        if l1 > 0:
+            val += l1 * float(np.sum(np.abs(w) - w * np.sign(u)))
+        return val
+    if np.any(np.abs(u) > l1 * (1 + 1e-12) + 1e-300):
+        return math.inf
+    return float(np.sum(l1 * np.abs(w) - w * u))
+
+
 def dual_feasible_scale(u: np.ndarray, l1: float, l2: float) -> float:
     """Factor ``s ∈ (0, 1]`` making ``s·u`` feasible for (λg)* (celer's rescaling for l1).
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..kernels.dual_cd import EXACT_STEP, FIXED_STEP, dual_cd_epoch
 from ..losses import LOSS_SMOOTHNESS
-from ..objectives import dual_from_primal, dual_value, primal_value
+from ..objectives import dual_from_primal, dual_value, duality_gap, primal_value
 from ..penalties import soft_threshold_array
 from ..sampling import (
     CYCLIC,
@@ -46,7 +46,7 @@ class DualCDState:
     def __init__(self, problem: Problem, *, sampling="importance", batch_size=1, seed=0,
                  alpha0=None, intercept0=0.0, dual_step="exact"):
         self.problem = p = problem
-        n, d = p.n_samples, p.n_features
+        n = p.n_samples
         self.view = p.design.csr
         self.tau = int(batch_size)
         if self.tau > 1:
@@ -124,13 +124,15 @@ class DualCDState:
                                                 self._intercept)
             z += self._intercept
             primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-            dual, _, _ = dual_from_primal(p.design, p.loss_code, z, p.y, p.sample_weight,
-                                          p.l1, p.l2, self._intercept)
+            dual, gap, _ = dual_from_primal(p.design, p.loss_code, z, p.y, p.sample_weight,
+                                            self.w, p.l1, p.l2, self._intercept)
         else:
             primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-            u = self.v * (p.l2)  # Xᵀα/n
+            u = self.v * p.l2  # Xᵀα/n
             dual = dual_value(p.loss_code, self.alpha, p.y, p.sample_weight, u, p.l1, p.l2)
-        return primal, dual, max(primal - dual, 0.0)
+            gap = duality_gap(p.loss_code, z, self.alpha, p.y, p.sample_weight, self.w, u,
+                              p.l1, p.l2)
+        return primal, dual, gap
 
     def snapshot(self):
         return self.w.copy(), self.alpha.copy(), self.v.copy(), self._intercept

@@ -7,6 +7,11 @@ Coordinate j uses the Lipschitz constant ``L_j = β Σ_i s_i X_ij² / n``
 Samplings: ``uniform``, ``importance`` (eq. (14): ``p_j ∝ L_j + λ2``),
 ``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``.
 
+Steps: ``step="newton"`` (default) takes proximal Newton coordinate steps on
+the local curvature with an Armijo test (see :mod:`cdlearn.kernels.primal_cd`);
+``step="lipschitz"`` is the paper's fixed ``1/L_j`` step (NSync), which the
+face-off reproductions use. Minibatches (τ > 1) always use the ESO step.
+
 The duality-gap certificate uses ``α = -s φ'(Xw + b)`` (rescaled into the dual
 domain for l1). With an intercept, ``b`` is first set to its exact minimiser
 for the current ``w`` (a 1-D Newton solve, O(n)), which makes ``Σα = 0`` and the
@@ -53,7 +58,7 @@ class PrimalCDState:
     """State of primal CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="importance", power=1.0, batch_size=1,
-                 seed=0, w0=None, intercept0=0.0):
+                 seed=0, w0=None, intercept0=0.0, step="newton"):
         self.problem = p = problem
         d, n = p.n_features, p.n_samples
         self.view = p.design.csc
@@ -85,6 +90,7 @@ class PrimalCDState:
         self.counter = 0
         self.perm = np.arange(d, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
+        self.newton = step == "newton" and self.tau <= 1
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
 
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
@@ -106,7 +112,7 @@ class PrimalCDState:
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
             p.l1, p.l2, p.loss_code, self.mode, self.prob, self.alias, p.n_features,
             self.rng, self.counter, self.tau, self.perm, self.deltas,
-            self._intercept, self.intercept_lips,
+            self._intercept, self.intercept_lips, self.newton,
         )
         return entries, updates
 
@@ -126,9 +132,9 @@ class PrimalCDState:
         primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         if p.l1 == 0.0 and p.l2 == 0.0:
             return primal, None, self.kkt_violation()
-        dual, _, _ = dual_from_primal(p.design, p.loss_code, self.z, p.y, p.sample_weight,
-                                      p.l1, p.l2, self._intercept[0])
-        return primal, dual, max(primal - dual, 0.0)
+        dual, gap, _ = dual_from_primal(p.design, p.loss_code, self.z, p.y, p.sample_weight,
+                                        self.w, p.l1, p.l2, self._intercept[0])
+        return primal, dual, gap
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
