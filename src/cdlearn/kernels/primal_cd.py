@@ -61,47 +61,56 @@ def _column_gradient_curvature(data, indices, indptr, j, z, y, sw, loss_code, in
 
 
 @njit(cache=True)
-def _column_loss_change(data, indices, indptr, j, z, y, sw, loss_code, inv_n, step):
-    """1/n Σ s_i [φ(z_i + step·X_ij) - φ(z_i)] over column j."""
+def _apply_and_measure(data, indices, indptr, j, z, y, sw, loss_code, inv_n, step):
+    """z += step·X_j, returning 1/n Σ s_i [φ(new z_i) - φ(old z_i)] from the same traversal."""
     start, end = indptr[j], indptr[j + 1]
     dense = indices.shape[0] == 0
     acc = 0.0
     for k in range(start, end):
         i = k - start if dense else indices[k]
-        acc += sw[i] * loss_change(loss_code, z[i], step * data[k], y[i])
+        dz = step * data[k]
+        acc += sw[i] * loss_change(loss_code, z[i], dz, y[i])
+        z[i] += dz
     return acc * inv_n
 
 
 @njit(cache=True)
 def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1, l2):
-    """Proximal Newton step on coordinate j with Armijo backtracking.
+    """Proximal Newton step on coordinate j with Armijo backtracking, applied in place.
 
-    Returns ``(delta, entries)``. Falls back to the safe 1/L_j step when the
-    curvature vanishes or backtracking fails (both keep descent guaranteed).
+    The trial step is applied to the margins while its loss change is summed
+    (one traversal, as a plain update would need) and undone only when the
+    Armijo test fails. Falls back to the safe 1/L_j step when the curvature
+    vanishes or backtracking fails. Returns ``(delta, entries)``.
     """
     start, end = indptr[j], indptr[j + 1]
     nnz = end - start
     g, h = _column_gradient_curvature(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
     entries = nnz
     wj = w[j]
-    if h < 1e-12 * lj:
-        return coordinate_prox_step(wj, g, lj, l1, l2) - wj, entries
-    delta = coordinate_prox_step(wj, g, h, l1, l2) - wj
-    if delta == 0.0:
-        return 0.0, entries
-    pen_old = l1 * abs(wj) + 0.5 * l2 * wj * wj
-    t = 1.0
-    for _ in range(MAX_HALVINGS):
-        wt = wj + t * delta
-        pen_change = l1 * abs(wt) + 0.5 * l2 * wt * wt - pen_old
-        model = t * g * delta + pen_change
-        change = _column_loss_change(data, indices, indptr, j, z, y, sw, loss_code, inv_n,
-                                     t * delta) + pen_change
-        entries += nnz
-        if change <= ARMIJO * model:
-            return t * delta, entries
-        t *= 0.5
-    return coordinate_prox_step(wj, g, lj, l1, l2) - wj, entries
+    if h >= 1e-12 * lj:
+        delta = coordinate_prox_step(wj, g, h, l1, l2) - wj
+        if delta == 0.0:
+            return 0.0, entries
+        pen_old = l1 * abs(wj) + 0.5 * l2 * wj * wj
+        t = 1.0
+        for _ in range(MAX_HALVINGS):
+            wt = wj + t * delta
+            pen_change = l1 * abs(wt) + 0.5 * l2 * wt * wt - pen_old
+            model = t * g * delta + pen_change
+            change = _apply_and_measure(data, indices, indptr, j, z, y, sw, loss_code, inv_n,
+                                        t * delta) + pen_change
+            if change <= ARMIJO * model:
+                w[j] = wt
+                return t * delta, entries
+            slice_axpy(data, indices, indptr, j, -t * delta, z)
+            entries += 2 * nnz
+            t *= 0.5
+    delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+    if delta != 0.0:
+        w[j] += delta
+        slice_axpy(data, indices, indptr, j, delta, z)
+    return delta, entries
 
 
 @njit(cache=True)
@@ -113,8 +122,9 @@ def primal_cd_epoch(
     """Run ``n_updates`` coordinate steps (then one intercept step if ``intercept_lips > 0``).
 
     Returns ``(entries_touched, updates_made, counter)``: entries are the
-    nonzeros of every column visited (the face-off paper's pass count), updates
-    the steps that moved their coordinate.
+    nonzeros of every column visited once per coordinate step (the face-off
+    paper's pass count; a rejected Newton trial adds the two traversals it
+    wasted), updates the steps that moved their coordinate.
     """
     n = y.shape[0]
     d = w.shape[0]
@@ -133,10 +143,11 @@ def primal_cd_epoch(
                 delta, visited = _newton_step(data, indices, indptr, j, z, w, y, sw,
                                               loss_code, inv_n, lj, l1, l2)
                 entries += visited
-            else:
-                entries += indptr[j + 1] - indptr[j]
-                g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
-                delta = coordinate_prox_step(w[j], g, lj, l1, l2) - w[j]
+                updates += delta != 0.0
+                continue
+            entries += indptr[j + 1] - indptr[j]
+            g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
+            delta = coordinate_prox_step(w[j], g, lj, l1, l2) - w[j]
             if delta != 0.0:
                 w[j] += delta
                 slice_axpy(data, indices, indptr, j, delta, z)

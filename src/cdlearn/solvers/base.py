@@ -16,7 +16,6 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
 from ..data import Design
 from ..objectives import primal_value
@@ -210,7 +209,7 @@ def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbo
                 f"{threshold:.3g}"
             )
             warnings.warn(
-                f"{solver}: {message}; increase max_epochs or tol", ConvergenceWarning,
+                f"{solver}: {message}; increase max_epochs or tol", convergence_warning(),
                 stacklevel=3,
             )
     w, alpha, intercept = state.iterate()
@@ -220,6 +219,17 @@ def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbo
         trace=trace, converged=converged, n_epochs=epoch, passes=passes, seconds=seconds,
         message=message,
     )
+
+
+def convergence_warning() -> type[Warning]:
+    """scikit-learn's ConvergenceWarning, imported only when needed.
+
+    Importing scikit-learn costs about a second; the solvers must not pay it
+    at ``import cdlearn``.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    return ConvergenceWarning
 
 
 def _num(x):
