@@ -67,3 +67,8 @@ def test_all_zero_rows_and_columns_are_legal():
         assert res.converged and res.w[1] == 0.0 and np.all(np.isfinite(res.w))
     res = cdlearn.solve(np.zeros((4, 3)), np.ones(4), loss="squared", penalty="l2", lam=1.0)
     assert res.converged and not np.any(res.w)
+
+
+def test_unknown_solver_option_is_named():
+    with pytest.raises(TypeError, match="selection that solver='dual-cd' does not take"):
+        _solve(solver="dual-cd", selection="gs")

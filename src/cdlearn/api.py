@@ -74,7 +74,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling="uniform", power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=1) -> SolveResult:
+          check_every=1, **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -107,6 +107,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     primal_step : "newton" (local-curvature proximal Newton step with Armijo
         backtracking) or "lipschitz" (NSync's fixed 1/L_j step); primal CD only
     check_every : epochs between duality-gap checks (each check costs a pass)
+    **solver_options : options of a specific method (``SOLVERS[name].options``),
+        e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
     Returns
     -------
@@ -154,7 +156,14 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     else:
         options.update(alpha0=_check_start("alpha0", alpha0, problem.n_samples),
                        dual_step=dual_step)
-    state = spec.build(problem, **options)
+    unknown = sorted(set(solver_options) - set(spec.options))
+    if unknown:
+        accepted = ", ".join(spec.options) or "none"
+        raise TypeError(
+            f"solve() got option(s) {', '.join(unknown)} that solver={solver!r} does not take "
+            f"(its own options: {accepted})"
+        )
+    state = spec.build(problem, **options, **solver_options)
     result = run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
                  verbose=verbose, check_every=check_every)
     result.info["reason"] = reason

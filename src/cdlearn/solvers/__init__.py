@@ -16,6 +16,8 @@ class SolverSpec:
     penalties: tuple[str, ...]
     build: Callable
     note: str = ""
+    #: method-specific keyword options that ``cdlearn.solve`` forwards to ``build``
+    options: tuple[str, ...] = ()
 
     def supports(self, problem: Problem) -> bool:
         try:
