@@ -233,34 +233,41 @@ def dual_coordinate_maximizer(code, a, z, y, c):
 
 @njit(cache=True)
 def _logistic_dual_root(t0, m, c):
-    """Root t ∈ (0, 1) of ``log((1-t)/t) - m - c (t - t0) = 0`` via u = logit(t)."""
+    """Root t ∈ (0, 1) of ``log((1-t)/t) - m - c (t - t0) = 0`` via u = logit(t).
+
+    Newton starts from the current point ``logit(t0)`` (near convergence the
+    root moves little, so one or two steps suffice, as in liblinear's dual
+    solver) and falls back to bisection of the bracket whenever a step leaves it.
+    """
     if t0 < 0.0:
         t0 = 0.0
     elif t0 > 1.0:
         t0 = 1.0
     lo = -m - c * (1.0 - t0)
     hi = -m + c * t0
-    # Start from the unconstrained-by-c guess clipped to the bracket.
-    u = -m
-    if u < lo:
-        u = lo
-    elif u > hi:
-        u = hi
+    if 0.0 < t0 < 1.0:
+        u = math.log(t0) - math.log1p(-t0)
+    else:
+        u = -m
+    if not (lo < u < hi):
+        u = -m if lo < -m < hi else 0.5 * (lo + hi)
     for _ in range(100):
         s = _sigmoid(u)
         g = u + m + c * (s - t0)
+        if g == 0.0:
+            break
         if g > 0.0:
             hi = u
         else:
             lo = u
-        dg = 1.0 + c * s * (1.0 - s)
-        step = g / dg
+        step = g / (1.0 + c * s * (1.0 - s))
+        if abs(step) <= 1e-12 * (1.0 + abs(u)):
+            # converged; test before the bracket, which a tiny step may touch
+            u -= step
+            break
         u_new = u - step
         if u_new <= lo or u_new >= hi:
             u_new = 0.5 * (lo + hi)
-        if abs(u_new - u) <= 1e-15 * (1.0 + abs(u)):
-            u = u_new
-            break
         u = u_new
     return _sigmoid(u)
 

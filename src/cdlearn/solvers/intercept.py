@@ -65,10 +65,12 @@ def optimal_intercept(code, z, y, sw, b0):
             hi = b
         else:
             lo = b
+        if h > 0.0 and abs(g / h) <= 1e-15 * (1.0 + abs(b)):
+            return b - g / h  # converged (tested before the bracket a tiny step may touch)
         b_new = b - g / h if h > 0.0 else 0.5 * (lo + hi)
         if not (lo < b_new < hi) or not math.isfinite(b_new):
             b_new = 0.5 * (lo + hi)
-        if abs(b_new - b) <= 1e-15 * (1.0 + abs(b)) or hi - lo <= 1e-15 * (1.0 + abs(b)):
+        if hi - lo <= 1e-15 * (1.0 + abs(b)):
             return b_new
         b = b_new
     return b
