@@ -15,10 +15,13 @@ from .data import as_design, check_choice, check_positive, check_sample_weight, 
 from .faceoff import analyze
 from .losses import LOSS_CODES
 from .penalties import PENALTIES, penalty_strengths
+from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
 
-SAMPLINGS = ("uniform", "importance", "power", "cyclic")
+SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking")
+#: solvers that take the primal options (w0, power, step)
+_PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista")
 
 
 def _check_int(name, value, *, low=1):
@@ -30,8 +33,13 @@ def _check_int(name, value, *, low=1):
 
 
 def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
-                 sample_weight=None) -> Problem:
-    """Validate the data and the objective's parameters into a :class:`Problem`."""
+                 sample_weight=None, groups=None) -> Problem:
+    """Validate the data and the objective's parameters into a :class:`Problem`.
+
+    ``groups`` (penalty="group_l2" only): a list of disjoint index arrays covering
+    all features, a vector of per-feature group labels, or a
+    :class:`cdlearn.penalties_group.Groups` (custom weights); weights default to √|g|.
+    """
     check_choice("loss", loss, LOSS_CODES)
     check_choice("penalty", penalty, PENALTIES)
     if penalty == "none":
@@ -48,8 +56,12 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
     y = check_target(y, design.n_samples, loss)
     sw = check_sample_weight(sample_weight, design.n_samples)
     l1, l2 = penalty_strengths(penalty, lam, l1_ratio)
+    if penalty == "group_l2":
+        groups = make_groups(groups, design.n_features)
+    elif groups is not None:
+        raise ValueError(f"groups is only used with penalty='group_l2', got penalty={penalty!r}")
     return Problem(design, y, sw, loss, LOSS_CODES[loss], penalty, lam, l1, l2,
-                   bool(fit_intercept))
+                   bool(fit_intercept), groups)
 
 
 def auto_solver(problem: Problem) -> tuple[str, str]:
@@ -60,6 +72,8 @@ def auto_solver(problem: Problem) -> tuple[str, str]:
     with ``C_P, C_D`` of eq. (16), λ the strong convexity of the penalty. Falls
     back to the only method that supports the loss/penalty pair.
     """
+    if problem.penalty == "group_l2":
+        return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
     if problem.l2 <= 0.0:
         return "primal-cd", "penalty is not strongly convex: only primal CD applies"
     if problem.loss == "hinge":
@@ -74,7 +88,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling="uniform", power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=1, **solver_options) -> SolveResult:
+          check_every=1, groups=None, **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -83,7 +97,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     y : (n_samples,) targets; ±1 labels for the classification losses
     loss : "squared", "logistic", "squared_hinge", "smooth_hinge" or "hinge"
     penalty : "l2" (λ/2‖w‖²), "l1" (λ‖w‖₁), "elastic_net"
-        (λ(ρ‖w‖₁ + (1-ρ)/2‖w‖²), ρ = ``l1_ratio``) or "none"
+        (λ(ρ‖w‖₁ + (1-ρ)/2‖w‖²), ρ = ``l1_ratio``), "group_l2"
+        (λ Σ_g w_g‖w_g‖₂ over ``groups``, w_g = √|g|; solver "block-cd") or "none"
     lam : float > 0, the regularisation λ (the papers' notation)
     solver : "auto" (face-off choice, see :func:`auto_solver`), "primal-cd", "dual-cd"
     sampling : "uniform" (default), "importance" (face-off eq. (14)), "power"
@@ -107,6 +122,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     primal_step : "newton" (local-curvature proximal Newton step with Armijo
         backtracking) or "lipschitz" (NSync's fixed 1/L_j step); primal CD only
     check_every : epochs between duality-gap checks (each check costs a pass)
+    groups : for penalty="group_l2": list of disjoint index arrays covering every
+        feature, or a label vector of length n_features (see :func:`make_problem`)
     **solver_options : options of a specific method (``SOLVERS[name].options``),
         e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
@@ -116,7 +133,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     converged, n_epochs, passes, seconds``.
     """
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
-                           fit_intercept=fit_intercept, sample_weight=sample_weight)
+                           fit_intercept=fit_intercept, sample_weight=sample_weight,
+                           groups=groups)
     check_choice("solver", solver, ("auto", *SOLVERS))
     check_choice("sampling", sampling, SAMPLINGS)
     check_choice("dual_step", dual_step, ("exact", "fixed"))
@@ -136,21 +154,25 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         solver, reason = auto_solver(problem)
     spec = SOLVERS[solver]
     spec.check(problem)
-    n_coords = problem.n_features if solver == "primal-cd" else problem.n_samples
+    n_coords = problem.n_features if solver in _PRIMAL_OPTION_SOLVERS else problem.n_samples
     if batch_size > n_coords:
         raise ValueError(f"batch_size={batch_size} exceeds the {n_coords} coordinates")
     if batch_size > 1 and sampling != "uniform":
         raise ValueError(
             f"batch_size > 1 uses τ-nice (uniform) minibatches; got sampling={sampling!r}"
         )
-    if sampling == "power" and solver != "primal-cd":
-        raise ValueError("sampling='power' is available for solver='primal-cd' only")
+    if sampling == "power" and solver not in ("primal-cd", "block-cd"):
+        raise ValueError("sampling='power' is available for solver='primal-cd' and "
+                         "'block-cd' only")
+    if sampling == "shrinking" and solver != "primal-cd":
+        raise ValueError("sampling='shrinking' (q-shrinking) is available for "
+                         "solver='primal-cd' only")
     if verbose:
         print(f"cdlearn: solver={solver} ({reason})")
 
     options = dict(sampling=sampling, batch_size=batch_size, seed=seed,
                    intercept0=intercept0)
-    if solver == "primal-cd":
+    if solver in _PRIMAL_OPTION_SOLVERS:
         options.update(power=power, w0=_check_start("w0", w0, problem.n_features),
                        step=primal_step)
     else:

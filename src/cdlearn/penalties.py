@@ -14,7 +14,7 @@ penalty          λ g(w)                          (λ1, λ2)
 ===============  ==============================  ================
 
 so kernels take two floats, not a penalty object, and one prox serves all.
-Block penalties (group lasso) live with the block solver.
+Block penalties (group lasso, ``group_l2``) live in :mod:`cdlearn.penalties_group`.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
-PENALTIES = ("none", "l2", "l1", "elastic_net")
+PENALTIES = ("none", "l2", "l1", "elastic_net", "group_l2")
 
 
 def penalty_strengths(penalty: str, lam: float, l1_ratio: float = 0.5) -> tuple[float, float]:
@@ -37,6 +37,9 @@ def penalty_strengths(penalty: str, lam: float, l1_ratio: float = 0.5) -> tuple[
         return lam, 0.0
     if penalty == "elastic_net":
         return lam * l1_ratio, lam * (1.0 - l1_ratio)
+    if penalty == "group_l2":
+        # block penalty λ Σ_g w_g‖w_g‖: not (λ1, λ2)-separable, carried by Problem.groups
+        return 0.0, 0.0
     raise ValueError(f"penalty={penalty!r} is not separable into (λ1, λ2)")
 
 

@@ -104,6 +104,13 @@ _LAZY: dict[str, _LazySpec] = {
         "Face-off Table 1: dataset details and predicted T_P/T_D",
         FACEOFF_PAPER, "C_P, C_D and the predicted speed-up on the real datasets (§7.3).",
     ),
+    "rcdc-fig4": _LazySpec(
+        "cdlearn.experiments.rcdc", "run_fig4",
+        "RCDC Figure 4: q-shrinking, time to F(x_k) - F* <= 1e-14",
+        "Richtárik & Takáč, Iteration complexity of randomized block-coordinate descent "
+        "methods for minimizing a composite function (Math. Prog. 2014)",
+        "Lasso m=500, n=1000, |x*|_0=50, λ=1, k0=5n, q in {0, 0.5, 0.9} (§6.1).",
+    ),
 }
 
 # module name -> None (imported fine) or the reason it could not be imported

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from . import dual_cd, primal_cd
+from . import block_cd, dual_cd, full_gradient, greedy_cd, primal_cd
 from .base import Problem, SolveResult, Trace, run
 
 
@@ -47,11 +47,33 @@ SOLVERS: dict[str, SolverSpec] = {
     "primal-cd": SolverSpec(
         "primal-cd", primal_cd.SUPPORTED_LOSSES, primal_cd.SUPPORTED_PENALTIES,
         primal_cd.PrimalCDState, note="; the hinge loss needs solver='dual-cd'",
+        options=("shrink_q", "shrink_start"),
     ),
     "dual-cd": SolverSpec(
         "dual-cd", dual_cd.SUPPORTED_LOSSES, dual_cd.SUPPORTED_PENALTIES,
         dual_cd.DualCDState,
         note="; l1 and penalty-free problems need solver='primal-cd'",
+    ),
+    "block-cd": SolverSpec(
+        "block-cd", block_cd.SUPPORTED_LOSSES, block_cd.SUPPORTED_PENALTIES,
+        block_cd.BlockCDState, note="; block-cd solves penalty='group_l2' (RCDC over groups)",
+        options=("block_probs",),
+    ),
+    "fista": SolverSpec(
+        "fista", full_gradient.SUPPORTED_LOSSES, full_gradient.SUPPORTED_PENALTIES,
+        full_gradient.FullGradientState,
+        note="; fista is the full-gradient baseline (ISTA with accelerated=False)",
+        options=("accelerated",),
+    ),
+    "scd": SolverSpec(
+        "scd", greedy_cd.SUPPORTED_LOSSES, greedy_cd.SUPPORTED_PENALTIES,
+        greedy_cd.build_scd, note="; scd/ascd take the squared and logistic losses",
+        options=greedy_cd.SCD_OPTIONS,
+    ),
+    "ascd": SolverSpec(
+        "ascd", greedy_cd.SUPPORTED_LOSSES, greedy_cd.SUPPORTED_PENALTIES,
+        greedy_cd.build_ascd, note="; scd/ascd take the squared and logistic losses",
+        options=greedy_cd.ASCD_OPTIONS,
     ),
 }
 

@@ -37,6 +37,8 @@ class Problem:
     l1: float  # λ1 of λg = λ1‖w‖₁ + λ2/2‖w‖²
     l2: float  # λ2
     fit_intercept: bool = False
+    #: :class:`cdlearn.penalties_group.Groups` for penalty="group_l2" (None otherwise)
+    groups: object = None
 
     @property
     def n_samples(self) -> int:

@@ -5,7 +5,18 @@ Coordinate j uses the Lipschitz constant ``L_j = β Σ_i s_i X_ij² / n``
 (``β u_j / n`` with the serial ESO ``u = Diag(XᵀX)``, face-off eq. (7)), or the
 τ-nice ESO of :func:`cdlearn.sampling.eso_tau_nice` when ``batch_size > 1``.
 Samplings: ``uniform``, ``importance`` (eq. (14): ``p_j ∝ L_j + λ2``),
-``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``.
+``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``, ``shrinking`` (RCDC §6.1
+q-shrinking: from epoch ``shrink_start`` on, with probability ``shrink_q`` the
+coordinate is drawn uniformly from the support of ``w``, else uniformly from all;
+see :mod:`cdlearn.kernels.primal_shrinking`).
+
+RCDC Table 10 check (L1-regularized L2-SVM and logistic regression). The paper's
+``f(w) = γ Σ_j L(w; x_j, y_j)`` has ``L_i = 2γ Σ_j (x_j^(i))²`` (L2-SVM) and
+``(γ/4) Σ_j (x_j^(i))²`` (logistic). cdlearn's ``P = 1/n Σ φ + λ‖w‖₁`` is
+the paper's ``F/(λn)`` with ``γ = 1/(λn)`` (liblinear's ``C = 1/(λn)``), and its
+``L_j = β ‖X_j‖²/n`` with β = 2 (``squared_hinge``) and β = 1/4 (``logistic``)
+are exactly Table 10's constants times ``λ`` (``y_j² = 1``), i.e. the same
+coordinate steps ``1/L_j`` on the same problem.
 
 Steps: ``step="newton"`` (default) takes proximal Newton coordinate steps on
 the local curvature with an Armijo test (see :mod:`cdlearn.kernels.primal_cd`);
@@ -23,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.primal_cd import primal_cd_epoch
+from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
 from ..losses import LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_from_primal, primal_value
 from ..penalties import coordinate_violations
@@ -58,7 +70,8 @@ class PrimalCDState:
     """State of primal CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="importance", power=1.0, batch_size=1,
-                 seed=0, w0=None, intercept0=0.0, step="newton"):
+                 seed=0, w0=None, intercept0=0.0, step="newton", shrink_q=0.9,
+                 shrink_start=5.0):
         self.problem = p = problem
         d, n = p.n_features, p.n_samples
         self.view = p.design.csc
@@ -100,6 +113,20 @@ class PrimalCDState:
         self.z = p.design.matvec(self.w) + self._intercept[0]
         self._checks = 0
         self._deriv = np.empty(n)
+        self.shrinking = sampling == "shrinking"
+        if self.shrinking:
+            q = float(shrink_q)
+            if not 0.0 <= q <= 1.0:
+                raise ValueError(f"shrink_q must be in [0, 1], got {shrink_q}")
+            k0 = float(shrink_start)
+            if not (np.isfinite(k0) and k0 >= 0.0):
+                raise ValueError(f"shrink_start must be >= 0 (epochs), got {shrink_start}")
+            self.shrink_q = q
+            self.shrink_start = int(round(k0 * d))  # k0 in coordinate steps
+            self.supp = np.zeros(d, dtype=np.int64)
+            self.pos = np.full(d, -1, dtype=np.int64)
+            self.n_supp = np.zeros(1, dtype=np.int64)
+            rebuild_support(self.w, self.supp, self.pos, self.n_supp)
 
     @property
     def intercept(self) -> float:
@@ -108,6 +135,14 @@ class PrimalCDState:
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p, v = self.problem, self.view
+        if self.shrinking:
+            entries, updates, self.counter = primal_cd_shrinking_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
+                p.l1, p.l2, p.loss_code, p.n_features, self.rng, self.counter,
+                self.shrink_q, self.shrink_start, self.supp, self.pos, self.n_supp,
+                self._intercept, self.intercept_lips, self.newton,
+            )
+            return entries, updates
         entries, updates, self.counter = primal_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
             p.l1, p.l2, p.loss_code, self.mode, self.prob, self.alias, p.n_features,
@@ -150,6 +185,8 @@ class PrimalCDState:
         w, b = snap
         self.w[:] = w
         self._intercept[0] = b
+        if self.shrinking:
+            rebuild_support(self.w, self.supp, self.pos, self.n_supp)
 
     def iterate(self):
         return self.w.copy(), None, self._intercept[0]

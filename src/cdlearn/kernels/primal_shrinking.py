@@ -1,0 +1,110 @@
+"""Primal CD with q-shrinking sampling (RCDC paper §6.1, "Speedup by shrinking").
+
+From iteration ``k0`` on, coordinate ``i`` is drawn with probability
+
+    p̂_k^(i)(q) = (1 − q)/d + q/‖w_k‖₀ · [w_k^(i) ≠ 0],
+
+i.e. with probability ``1 − q`` uniformly from all ``d`` coordinates and with
+probability ``q`` uniformly from the support of the current iterate
+(uniformly from all while the support is empty, and before ``k0``). The
+support is kept incrementally in two arrays -- ``supp[:n_supp]`` lists it and
+``pos[j]`` is the slot of ``j`` in ``supp`` or −1 -- with O(1) insertion and
+swap-removal after each step, so a draw stays O(1).
+
+The coordinate step is primal CD's (exact prox step for the squared loss,
+i.e. Lasso Algorithm 4; proximal Newton with Armijo for the other losses when
+``newton``; the fixed ``1/L_j`` prox step otherwise).
+"""
+
+from numba import njit
+
+from cdlearn.losses import SQUARED, loss_derivative
+from cdlearn.penalties import coordinate_prox_step
+from cdlearn.sampling import next_double, next_index
+
+from .primal_cd import _column_gradient, _newton_step
+from .views import slice_axpy
+
+
+@njit(cache=True)
+def update_support(j, wj, supp, pos, n_supp):
+    """Keep ``supp[:n_supp[0]]`` = {j : w_j ≠ 0} after w_j changed to ``wj``."""
+    if wj != 0.0:
+        if pos[j] < 0:
+            pos[j] = n_supp[0]
+            supp[n_supp[0]] = j
+            n_supp[0] += 1
+    elif pos[j] >= 0:
+        last = supp[n_supp[0] - 1]
+        slot = pos[j]
+        supp[slot] = last
+        pos[last] = slot
+        pos[j] = -1
+        n_supp[0] -= 1
+
+
+@njit(cache=True)
+def rebuild_support(w, supp, pos, n_supp):
+    """Build the support arrays from scratch (after a warm start or a restore)."""
+    k = 0
+    for j in range(w.shape[0]):
+        if w[j] != 0.0:
+            supp[k] = j
+            pos[j] = k
+            k += 1
+        else:
+            pos[j] = -1
+    n_supp[0] = k
+
+
+@njit(cache=True)
+def primal_cd_shrinking_epoch(
+    data, indices, indptr, y, sw, z, w, lips, l1, l2, loss_code, n_updates, rng, counter,
+    q, start, supp, pos, n_supp, intercept, intercept_lips, newton,
+):
+    """``n_updates`` q-shrinking coordinate steps (``counter`` = steps so far, ``start`` = k0).
+
+    Returns ``(entries_touched, updates_made, counter)`` as :func:`primal_cd_epoch`.
+    """
+    n = y.shape[0]
+    d = w.shape[0]
+    inv_n = 1.0 / n
+    entries = 0
+    updates = 0
+    use_newton = newton and loss_code != SQUARED
+    for _ in range(n_updates):
+        if q > 0.0 and counter >= start and n_supp[0] > 0 and next_double(rng) < q:
+            j = supp[next_index(rng, n_supp[0])]
+        else:
+            j = next_index(rng, d)
+        counter += 1
+        lj = lips[j]
+        if lj == 0.0:
+            continue
+        if use_newton:
+            delta, visited = _newton_step(data, indices, indptr, j, z, w, y, sw,
+                                          loss_code, inv_n, lj, l1, l2)
+            entries += visited
+            if delta != 0.0:
+                updates += 1
+                update_support(j, w[j], supp, pos, n_supp)
+            continue
+        entries += indptr[j + 1] - indptr[j]
+        g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
+        delta = coordinate_prox_step(w[j], g, lj, l1, l2) - w[j]
+        if delta != 0.0:
+            w[j] += delta
+            slice_axpy(data, indices, indptr, j, delta, z)
+            updates += 1
+            update_support(j, w[j], supp, pos, n_supp)
+    if intercept_lips > 0.0:
+        g = 0.0
+        for i in range(n):
+            g += sw[i] * loss_derivative(loss_code, z[i], y[i])
+        delta = -g * inv_n / intercept_lips
+        if delta != 0.0:
+            intercept[0] += delta
+            for i in range(n):
+                z[i] += delta
+        entries += n
+    return entries, updates, counter
