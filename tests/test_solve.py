@@ -335,3 +335,25 @@ def test_verbose_prints_the_choice(capsys):
         res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-2, verbose=True)
     out = capsys.readouterr().out
     assert f"solver={res.solver}" in out and "T_P/T_D" in out
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "logistic", "smooth_hinge"])
+def test_dual_cd_with_intercept_keeps_the_dual_constraint_and_converges(loss):
+    """Random pairs keep Σα = 0 exactly; the hinge no longer stalls."""
+    rng = np.random.default_rng(14)
+    X, _ = _ridge_problem(rng, n=200, d=30, sparse=True)
+    X = sp.csr_matrix(X)
+    y = np.sign(X @ rng.standard_normal(30) + 0.7 + 0.5 * rng.standard_normal(200))
+    res = cdlearn.solve(X, y, loss=loss, penalty="l2", lam=1e-2, solver="dual-cd",
+                        fit_intercept=True, tol=1e-9, max_epochs=100000)
+    assert res.converged and abs(res.alpha.sum()) <= 1e-10
+    if loss == "hinge":
+        # independent check: the optimum over b of the primal at the returned w
+        b_grid = res.intercept + np.linspace(-1e-3, 1e-3, 201)
+        z = X @ res.w
+        vals = [np.mean(np.maximum(0, 1 - y * (z + b))) for b in b_grid]
+        assert np.mean(np.maximum(0, 1 - y * (z + res.intercept))) <= min(vals) + 1e-12
+    else:
+        ref = cdlearn.solve(X, y, loss=loss, penalty="l2", lam=1e-2, solver="primal-cd",
+                            fit_intercept=True, tol=1e-12, max_epochs=100000)
+        assert res.primal == pytest.approx(ref.primal, rel=1e-8)

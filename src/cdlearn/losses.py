@@ -232,6 +232,40 @@ def dual_coordinate_maximizer(code, a, z, y, c):
 
 
 @njit(cache=True)
+def dual_slope(code, a, y):
+    """ψ(a) = d/da [-φ*(-a)] and its derivative ψ'(a) ≤ 0 on the dual domain.
+
+    ψ(a) is the margin at which ``a = -φ'(z)`` (for the hinge, any margin of the
+    kink: its ψ is constant). Used by the pairwise dual step of an intercept.
+    """
+    if code == SQUARED:
+        return y - a, -1.0
+    t = a * y
+    if code == HINGE:
+        return y, 0.0
+    if code == SQUARED_HINGE:
+        return y - 0.5 * a, -0.5
+    if code == SMOOTH_HINGE:
+        return y - a, -1.0
+    # LOGISTIC: -y·logit(t)
+    if t <= 0.0:
+        return y * math.inf, -math.inf
+    if t >= 1.0:
+        return -y * math.inf, -math.inf
+    return -y * (math.log(t) - math.log1p(-t)), -1.0 / (t * (1.0 - t))
+
+
+@njit(cache=True)
+def dual_domain(code, y):
+    """The interval of unit-weight dual variables ``a`` where φ*(-a) is finite."""
+    if code == SQUARED:
+        return -math.inf, math.inf
+    if code == SQUARED_HINGE:
+        return (0.0, math.inf) if y > 0 else (-math.inf, 0.0)
+    return (0.0, 1.0) if y > 0 else (-1.0, 0.0)
+
+
+@njit(cache=True)
 def _logistic_dual_root(t0, m, c):
     """Root t ∈ (0, 1) of ``log((1-t)/t) - m - c (t - t0) = 0`` via u = logit(t).
 

@@ -9,19 +9,23 @@ heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 coordinate maximiser (Newton) by default, or face-off §7's fixed step with
 ``dual_step="fixed"``.
 
-The gap certificate pairs α with ``w(α)``. With an intercept, ``b`` is set to
-its exact minimiser for the current ``w`` after every epoch (block coordinate
-descent on the joint problem) and the certificate uses ``α = -s φ'(Xw + b)``,
-for which ``Σα = 0`` holds.
+The gap certificate pairs α with ``w(α)``. With an unpenalised intercept the
+dual gains the constraint ``Σα = 0``; it is kept exactly by updating random
+pairs of samples (:func:`cdlearn.kernels.dual_cd.dual_cd_pair_epoch`; the
+``sampling`` and ``batch_size`` arguments then do not apply and must be left
+at their defaults). ``b`` is recovered at each check as the exact minimiser of
+``P(w, ·)``, which with ``Σα = 0`` makes the gap a certificate for the joint
+problem. (Alternating exact ``b`` updates with single-coordinate dual steps
+stalls for the non-smooth hinge loss, which is why the pairs are needed.)
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.dual_cd import EXACT_STEP, FIXED_STEP, dual_cd_epoch
+from ..kernels.dual_cd import EXACT_STEP, FIXED_STEP, dual_cd_epoch, dual_cd_pair_epoch
 from ..losses import LOSS_SMOOTHNESS
-from ..objectives import dual_from_primal, dual_value, duality_gap, primal_value
+from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import soft_threshold_array
 from ..sampling import (
     CYCLIC,
@@ -48,6 +52,12 @@ class DualCDState:
         self.problem = p = problem
         n = p.n_samples
         self.view = p.design.csr
+        if p.fit_intercept and (sampling != "uniform" or int(batch_size) != 1):
+            raise ValueError(
+                "dual-cd with fit_intercept=True updates uniform random pairs of samples; "
+                f"use sampling='uniform' and batch_size=1 (got sampling={sampling!r}, "
+                f"batch_size={batch_size})"
+            )
         self.tau = int(batch_size)
         if self.tau > 1:
             M = p.design.to_scipy()
@@ -86,6 +96,9 @@ class DualCDState:
 
         self.alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
         self.alpha[p.sample_weight == 0] = 0.0
+        if p.fit_intercept and abs(self.alpha.sum()) > 1e-12 * (1.0 + np.abs(self.alpha).sum()):
+            raise ValueError("alpha0 must sum to 0 when fit_intercept=True (the intercept's "
+                             "dual constraint)")
         self._intercept = float(intercept0) if p.fit_intercept else 0.0
         self._resync()
         self._checks = 0
@@ -102,6 +115,12 @@ class DualCDState:
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p, view = self.problem, self.view
+        if p.fit_intercept:
+            return dual_cd_pair_epoch(
+                view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha,
+                self.v, self.w, p.design.row_sq_norms, self.inv_l2n, self.kappa, p.loss_code,
+                max(p.n_samples // 2, 1), self.rng,
+            )
         entries, updates, self.counter = dual_cd_epoch(
             view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
             self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self.step_mode, self.eta,
@@ -123,15 +142,12 @@ class DualCDState:
             self._intercept = optimal_intercept(p.loss_code, z, p.y, p.sample_weight,
                                                 self._intercept)
             z += self._intercept
-            primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-            dual, gap, _ = dual_from_primal(p.design, p.loss_code, z, p.y, p.sample_weight,
-                                            self.w, p.l1, p.l2, self._intercept)
-        else:
-            primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-            u = self.v * p.l2  # Xᵀα/n
-            dual = dual_value(p.loss_code, self.alpha, p.y, p.sample_weight, u, p.l1, p.l2)
-            gap = duality_gap(p.loss_code, z, self.alpha, p.y, p.sample_weight, self.w, u,
-                              p.l1, p.l2)
+        primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
+        u = self.v * p.l2  # Xᵀα/n
+        # with Σα = 0 the intercept term of the dual vanishes
+        dual = dual_value(p.loss_code, self.alpha, p.y, p.sample_weight, u, p.l1, p.l2)
+        gap = duality_gap(p.loss_code, z, self.alpha, p.y, p.sample_weight, self.w, u,
+                          p.l1, p.l2)
         return primal, dual, gap
 
     def snapshot(self):
