@@ -267,7 +267,7 @@ def test_trace_counts_passes_by_entries_touched():
     rng = np.random.default_rng(8)
     X, y = _ridge_problem(rng, sparse=True)
     res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=0.1, solver="primal-cd",
-                        sampling="cyclic", tol=1e-10)
+                        sampling="cyclic", tol=1e-10, check_every=1)
     t = res.trace
     assert list(t.columns) == ["epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w",
                                "active"]
@@ -291,7 +291,7 @@ def test_callback_stops_and_keyboard_interrupt_returns_iterate():
     rng = np.random.default_rng(10)
     X, y = _ridge_problem(rng)
     seen = []
-    res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-3, tol=1e-15,
+    res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-3, tol=1e-15, check_every=1,
                         callback=lambda s: seen.append(s.gap) or s.epoch >= 3)
     assert res.n_epochs == 3 and len(seen) == 3 and res.message == "stopped by callback"
 
@@ -302,7 +302,7 @@ def test_callback_stops_and_keyboard_interrupt_returns_iterate():
 
     with pytest.warns(RuntimeWarning, match="interrupted"):
         res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-3, tol=1e-15,
-                            callback=interrupt, solver="primal-cd")
+                            callback=interrupt, solver="primal-cd", check_every=1)
     assert res.n_epochs == 2 and np.all(np.isfinite(res.w)) and not res.converged
 
 

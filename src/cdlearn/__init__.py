@@ -6,4 +6,16 @@ from .solvers.base import SolveResult, Trace
 
 __version__ = "0.1.0"
 
-__all__ = ["solve", "Design", "as_design", "SolveResult", "Trace", "__version__"]
+_ESTIMATORS = ("Lasso", "ElasticNet", "Ridge", "LogisticRegression", "LinearSVC", "LassoCV",
+               "LogisticRegressionCV")
+
+__all__ = ["solve", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]
+
+
+def __getattr__(name):
+    # Estimators import scikit-learn (~1 s); load them only when asked for.
+    if name in _ESTIMATORS:
+        from . import estimators
+
+        return getattr(estimators, name)
+    raise AttributeError(f"module 'cdlearn' has no attribute {name!r}")

@@ -560,7 +560,7 @@ def run_variants(X, y, *, loss, penalty, lam, variants, l1_ratio=0.5, tol=1e-6,
         try:
             res = solve(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                         solver=solver, sampling=sampling, tol=tol, max_epochs=max_epochs,
-                        seed=seed, fit_intercept=fit_intercept)
+                        seed=seed, fit_intercept=fit_intercept, check_every=1)
         except ValueError as exc:
             if "not support" not in str(exc) and "available" not in str(exc):
                 raise

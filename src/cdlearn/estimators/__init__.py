@@ -1,0 +1,19 @@
+"""scikit-learn estimators on top of :func:`cdlearn.solve`.
+
+Parameters speak scikit-learn's language (``alpha``, ``C``, ``l1_ratio``, ...);
+each docstring gives the mapping to cdlearn's ``λ``.
+"""
+
+from ._classification import LinearSVC, LogisticRegression
+from ._cv import LassoCV, LogisticRegressionCV
+from ._regression import ElasticNet, Lasso, Ridge
+
+__all__ = [
+    "Lasso",
+    "ElasticNet",
+    "Ridge",
+    "LogisticRegression",
+    "LinearSVC",
+    "LassoCV",
+    "LogisticRegressionCV",
+]

@@ -1,0 +1,127 @@
+"""What every cdlearn estimator shares: parameters, the solve fan-out, warm starts.
+
+An estimator fit is a list of problems ``1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)``
+on one validated :class:`~cdlearn.data.Design` (one per target column or, for
+classifiers, one binary problem per class). The method is resolved once
+(``solver="auto"`` is the face-off choice of :func:`cdlearn.api.auto_solver`),
+the view it walks is built once, and the problems run sequentially or, with
+``n_jobs``, in joblib worker processes (numba kernels hold the GIL, so
+threads would not overlap).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..data import check_positive
+from ..paths import (
+    prebuild_views,
+    reemit,
+    resolve_solver,
+    solve_captured,
+    warm_start_kwargs,
+)
+
+ACCEPT_SPARSE = ("csr", "csc")
+DTYPES = (np.float64, np.float32)
+
+
+def seed_from(random_state):
+    """An int seed for :func:`cdlearn.solve` from a scikit-learn ``random_state``."""
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def _solve_task(design, y, sw, kw):
+    return solve_captured(design, y, sample_weight=sw, **kw)
+
+
+def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_ratio,
+                 fit_intercept, solver, options, warm=None, n_jobs=None):
+    """Solve one problem per target on a shared design; returns ``(results, solver_name)``.
+
+    ``warm`` is a list (one per target) of dicts ``{w, intercept, alpha}`` or None.
+    """
+    method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
+                            lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                            sample_weight=sample_weights[0])
+    prebuild_views(design, method)
+    kws = []
+    for k, y in enumerate(targets):
+        kw = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio, solver=method,
+                  fit_intercept=fit_intercept, **options)
+        if warm is not None and warm[k] is not None:
+            kw.update(warm_start_kwargs(design, y, sample_weights[k], solver=method, loss=loss,
+                                        **warm[k]))
+        kws.append(kw)
+    jobs = min(effective_n_jobs(n_jobs), len(targets))
+    if jobs > 1:
+        out = Parallel(n_jobs=jobs)(
+            delayed(_solve_task)(design, y, sw, kw)
+            for y, sw, kw in zip(targets, sample_weights, kws, strict=True)
+        )
+    else:
+        out = [_solve_task(design, y, sw, kw)
+               for y, sw, kw in zip(targets, sample_weights, kws, strict=True)]
+    results = []
+    for res, caught in out:
+        reemit(caught, stacklevel=4)
+        results.append(res)
+    return results, method
+
+
+class CDEstimatorBase(BaseEstimator):
+    """Parameters and helpers common to the cdlearn estimators (not public)."""
+
+    def _solve_options(self) -> dict:
+        return dict(sampling=self.sampling, batch_size=self.batch_size, tol=self.tol,
+                    max_epochs=self.max_iter, seed=seed_from(self.random_state),
+                    verbose=bool(self.verbose))
+
+    def _warm_list(self, n_problems: int, n_features: int):
+        """Previous solutions as warm starts (None when not warm starting)."""
+        if not self.warm_start or not hasattr(self, "coef_"):
+            return None
+        coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
+        if coef.shape != (n_problems, n_features):
+            return None
+        b = np.broadcast_to(np.asarray(self.intercept_, dtype=np.float64), (n_problems,))
+        alphas = getattr(self, "_dual_alphas", None) or [None] * n_problems
+        return [dict(w=coef[k], intercept=float(b[k]), alpha=alphas[k])
+                for k in range(n_problems)]
+
+    def _store_results(self, results, method):
+        self._dual_alphas = [None if r.alpha is None else r.alpha for r in results]
+        self.solver_ = method
+
+    def _linear_scores(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES, reset=False)
+        coef = np.asarray(self.coef_)
+        return safe_sparse_dot(X, coef.T, dense_output=True) + self.intercept_
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+def check_ratio(name, value) -> float:
+    value = check_positive(name, value, allow_zero=True)
+    if value > 1:
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+    return value
+
+
+def check_bool(name, value):
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
+    return bool(value)

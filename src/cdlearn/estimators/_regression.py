@@ -1,0 +1,221 @@
+"""Linear regression estimators: Lasso, ElasticNet, Ridge.
+
+All minimise ``1/n Σ s_i ½(x_iᵀw + b - y_i)² + λ g(w)`` with
+:func:`cdlearn.solve`; each docstring gives its α → λ mapping, chosen so that
+the objective is scikit-learn's up to a positive constant factor.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import validate_data
+
+from ..data import as_design, check_positive, check_sample_weight
+from ._base import (
+    ACCEPT_SPARSE,
+    DTYPES,
+    CDEstimatorBase,
+    check_bool,
+    check_ratio,
+    run_problems,
+)
+
+
+class _CDRegressor(RegressorMixin, CDEstimatorBase):
+    """Least-squares regressor on :func:`cdlearn.solve`; subclasses give the penalty."""
+
+    #: scikit-learn's Lasso/ElasticNet rescale sample weights to sum to n_samples
+    _normalize_weights = False
+
+    def _objective(self, n_samples):
+        """(penalty, λ, l1_ratio) of cdlearn's objective."""
+        raise NotImplementedError
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model; ``sample_weight`` are per-sample weights ``s_i``."""
+        check_bool("fit_intercept", self.fit_intercept)
+        check_bool("warm_start", self.warm_start)
+        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
+                             y_numeric=True, multi_output=True)
+        design = as_design(X)
+        n = design.n_samples
+        sw = check_sample_weight(sample_weight, n)
+        if self._normalize_weights:
+            sw = sw * (n / sw.sum())
+        penalty, lam, l1_ratio = self._objective(n)
+        Y = np.asarray(y, dtype=np.float64).reshape(n, -1)
+        targets = [np.ascontiguousarray(Y[:, k]) for k in range(Y.shape[1])]
+        results, method = run_problems(
+            design, targets, [sw] * len(targets), loss="squared", penalty=penalty, lam=lam,
+            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=self.solver,
+            options=self._solve_options(),
+            warm=self._warm_list(len(targets), design.n_features),
+        )
+        self._store_results(results, method)
+        coef = np.vstack([r.w for r in results])
+        b = np.array([r.intercept if self.fit_intercept else 0.0 for r in results])
+        if np.ndim(y) == 1:
+            self.coef_, self.intercept_ = coef[0], float(b[0])
+            self.n_iter_ = int(results[0].n_epochs)
+            self.dual_gap_ = float(results[0].gap)
+            self.trace_ = results[0].trace
+        else:
+            self.coef_, self.intercept_ = coef, b
+            self.n_iter_ = np.array([r.n_epochs for r in results])
+            self.dual_gap_ = np.array([r.gap for r in results])
+            self.trace_ = [r.trace for r in results]
+        return self
+
+    def predict(self, X):
+        """``X @ coef_.T + intercept_``."""
+        return self._linear_scores(X)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.multi_output = True
+        return tags
+
+
+_COMMON_PARAMS = """
+    fit_intercept : bool, default=True
+        Fit an unpenalised intercept (solved exactly, never a penalised column).
+    tol : float, default=1e-6
+        Stop when the duality gap is ≤ ``tol · P(0)`` (cdlearn's objective).
+    max_iter : int, default=1000
+        Maximum number of epochs (``max_epochs`` of :func:`cdlearn.solve`).
+    warm_start : bool, default=False
+        Start from the previous ``coef_``/``intercept_`` (and dual variables).
+    random_state : int, RandomState or None, default=None
+        Seed of the coordinate sampling.
+    solver : str, default="auto"
+        ``"auto"`` (face-off choice), ``"primal-cd"`` or ``"dual-cd"``.
+    sampling : str, default="uniform"
+        ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"`` or ``"cyclic"``.
+    batch_size : int, default=1
+        τ of τ-nice minibatches (with ``sampling="uniform"``).
+    verbose : int, default=0
+        Progress bar and solver choice.
+
+    Attributes
+    ----------
+    coef_ : (n_features,) or (n_targets, n_features)
+    intercept_ : float or (n_targets,)
+    n_iter_ : int or (n_targets,) epochs run
+    dual_gap_ : float or (n_targets,) final duality gap of cdlearn's objective
+    solver_ : str, the method run
+    trace_ : :class:`cdlearn.Trace` (a list for several targets)
+    n_features_in_ : int
+"""
+
+
+class Lasso(_CDRegressor):
+    """Lasso: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + α‖w‖₁`` by coordinate descent.
+
+    Mapping: squared loss ``½(z - y)²``, ``penalty="l1"``, ``λ = α``; sample
+    weights are rescaled to sum to ``n_samples``, as scikit-learn does, so the
+    objective equals ``sklearn.linear_model.Lasso``'s.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularisation strength (0: no penalty).
+    """ + _COMMON_PARAMS
+
+    _normalize_weights = True
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
+                 warm_start=False, random_state=None, solver="auto", sampling="uniform",
+                 batch_size=1, verbose=0):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.solver = solver
+        self.sampling = sampling
+        self.batch_size = batch_size
+        self.verbose = verbose
+
+    def _objective(self, n_samples):
+        alpha = check_positive("alpha", self.alpha, allow_zero=True)
+        return ("l1", alpha, 1.0) if alpha > 0 else ("none", None, 1.0)
+
+
+class ElasticNet(_CDRegressor):
+    """Elastic net: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + αρ‖w‖₁ + α(1-ρ)/2 ‖w‖²``.
+
+    Mapping: squared loss ``½(z - y)²``, ``penalty="elastic_net"``,
+    ``λ = α``, ``l1_ratio = ρ``; sample weights are rescaled to sum to
+    ``n_samples``, as scikit-learn does (same objective as
+    ``sklearn.linear_model.ElasticNet``).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularisation strength (0: no penalty).
+    l1_ratio : float in [0, 1], default=0.5
+        ρ, the l1 share of the penalty.
+    """ + _COMMON_PARAMS
+
+    _normalize_weights = True
+
+    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-6,
+                 max_iter=1000, warm_start=False, random_state=None, solver="auto",
+                 sampling="uniform", batch_size=1, verbose=0):
+        self.alpha = alpha
+        self.l1_ratio = l1_ratio
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.solver = solver
+        self.sampling = sampling
+        self.batch_size = batch_size
+        self.verbose = verbose
+
+    def _objective(self, n_samples):
+        alpha = check_positive("alpha", self.alpha, allow_zero=True)
+        rho = check_ratio("l1_ratio", self.l1_ratio)
+        if alpha == 0:
+            return "none", None, rho
+        if rho == 1:
+            return "l1", alpha, rho
+        if rho == 0:
+            return "l2", alpha, rho
+        return "elastic_net", alpha, rho
+
+
+class Ridge(_CDRegressor):
+    """Ridge: ``Σ s_i (y_i - x_iᵀw - b)² + α‖w‖²`` by coordinate descent.
+
+    Mapping: dividing by ``2n``, squared loss ``½(z - y)²``,
+    ``penalty="l2"`` (``λ/2‖w‖²``), ``λ = α / n``; raw sample weights, as
+    scikit-learn's Ridge (same minimiser as ``sklearn.linear_model.Ridge``,
+    objective scaled by ``1/(2n)``).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Regularisation strength (0: no penalty).
+    """ + _COMMON_PARAMS
+
+    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
+                 warm_start=False, random_state=None, solver="auto", sampling="uniform",
+                 batch_size=1, verbose=0):
+        self.alpha = alpha
+        self.fit_intercept = fit_intercept
+        self.tol = tol
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.random_state = random_state
+        self.solver = solver
+        self.sampling = sampling
+        self.batch_size = batch_size
+        self.verbose = verbose
+
+    def _objective(self, n_samples):
+        alpha = check_positive("alpha", self.alpha, allow_zero=True)
+        return ("l2", alpha / n_samples, 0.0) if alpha > 0 else ("none", None, 0.0)

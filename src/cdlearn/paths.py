@@ -1,0 +1,255 @@
+"""Regularisation paths: :func:`cdlearn.solve` along a decreasing λ grid with warm starts.
+
+Each point starts from the previous solution (``w0`` for primal CD, ``alpha0``
+for dual CD; when the method changes along the path, the dual start is built
+from the primal margins, ``α_i = -s_i φ'(x_iᵀw + b)``), so a whole path costs
+little more than its hardest point.
+
+The grid: ``λ_max`` is the smallest λ for which ``w = 0`` is optimal,
+``‖Xᵀ s∘φ'(b₀)‖∞ / (n ρ)`` with ``b₀`` the best intercept for ``w = 0`` (0
+without an intercept) and ``ρ`` the l1 share of the penalty (1 for ``l1``).
+Penalties without an l1 part have no such λ; glmnet's convention ``ρ = 10⁻³``
+gives their starting point. The grid is geometric from ``λ_max`` down to
+``eps·λ_max``.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .api import auto_solver, make_problem, solve
+from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
+from .losses import LOSS_CODES, weighted_conjugate_sum
+from .objectives import dual_point_from_margins, primal_value
+from .solvers.intercept import optimal_intercept
+
+__all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path"]
+
+#: l1 share used for λ_max when the penalty has no l1 part (glmnet's convention).
+L2_RHO = 1e-3
+#: views of the Design each method walks (prebuilt once before parallel work).
+SOLVER_VIEWS = {"primal-cd": ("csc",), "dual-cd": ("csr",)}
+_PATH_PENALTIES = ("l1", "l2", "elastic_net")
+
+
+def _l1_share(penalty: str, l1_ratio: float) -> float:
+    if penalty == "l1":
+        return 1.0
+    if penalty == "elastic_net":
+        return max(float(l1_ratio), L2_RHO)
+    return L2_RHO
+
+
+def lambda_max(X, y, *, loss="squared", penalty="l1", l1_ratio=0.5, fit_intercept=False,
+               sample_weight=None) -> float:
+    """Smallest λ with ``w = 0`` optimal: ``‖Xᵀ s∘φ'(b₀)‖∞ / (n ρ)``.
+
+    ``b₀`` is the optimal intercept for ``w = 0`` (0 without intercept), ρ the
+    l1 share of the penalty (1 for ``l1``, ``l1_ratio`` for ``elastic_net``,
+    10⁻³ for ``l2``, where the value is only a sensible start of a grid).
+    Returns 0 when the gradient at 0 vanishes.
+    """
+    check_choice("loss", loss, LOSS_CODES)
+    check_choice("penalty", penalty, _PATH_PENALTIES)
+    design = as_design(X)
+    n = design.n_samples
+    y = check_target(y, n, loss)
+    sw = check_sample_weight(sample_weight, n)
+    code = LOSS_CODES[loss]
+    z = np.zeros(n)
+    if fit_intercept:
+        z += optimal_intercept(code, z, y, sw, 0.0)
+    alpha = dual_point_from_margins(code, z, y, sw)  # -s φ'(z)
+    grad = design.rmatvec(alpha) / n
+    return float(np.max(np.abs(grad), initial=0.0)) / _l1_share(penalty, l1_ratio)
+
+
+def lambda_grid(lam_max: float, n_lams: int = 100, eps: float = 1e-3) -> np.ndarray:
+    """Geometric grid from ``lam_max`` down to ``eps·lam_max`` (decreasing)."""
+    n_lams = int(n_lams)
+    if n_lams < 1:
+        raise ValueError(f"n_lams must be >= 1, got {n_lams}")
+    eps = check_positive("eps", eps)
+    if not lam_max > np.finfo(float).resolution:
+        # zero gradient at 0 (e.g. constant y): every λ gives w = 0
+        return np.full(n_lams, np.finfo(float).resolution)
+    if n_lams == 1:
+        return np.array([lam_max])
+    return np.geomspace(lam_max, lam_max * eps, num=n_lams)
+
+
+# --------------------------------------------------------------------------- warm starts
+def resolve_solver(design, y, *, solver, loss, penalty, lam, l1_ratio=0.5,
+                   fit_intercept=False, sample_weight=None) -> str:
+    """The method ``solve(solver=solver, ...)`` runs (face-off choice for ``"auto"``)."""
+    if solver != "auto":
+        return solver
+    problem = make_problem(design, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
+                           fit_intercept=fit_intercept, sample_weight=sample_weight)
+    return auto_solver(problem)[0]
+
+
+def prebuild_views(design, solver: str) -> None:
+    """Build (and cache on ``design``) the views ``solver`` walks, before fanning out."""
+    for view in SOLVER_VIEWS.get(solver, ("csc", "csr")):
+        getattr(design, view)
+
+
+def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, intercept=None,
+                      alpha=None) -> dict:
+    """``w0`` / ``alpha0`` / ``intercept0`` for ``solve`` from a previous solution.
+
+    A previous dual iterate is reused when it is feasible for (y, s); otherwise
+    dual CD starts from ``α = -s∘φ'(Xw + b)``. Mismatched shapes mean a cold start.
+    """
+    n, d = design.n_samples, design.n_features
+    kw = {}
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64).ravel()
+        if w.shape != (d,) or not np.all(np.isfinite(w)):
+            return kw
+    b = 0.0 if intercept is None or not np.isfinite(intercept) else float(intercept)
+    kw["intercept0"] = b
+    code = LOSS_CODES[loss]
+    sw = check_sample_weight(sample_weight, n)
+    y = np.asarray(y, dtype=np.float64)
+    if solver == "primal-cd" or solver not in SOLVER_VIEWS:
+        if w is not None:
+            kw["w0"] = w
+        return kw
+    if alpha is not None:
+        alpha = np.asarray(alpha, dtype=np.float64)
+        if alpha.shape == (n,) and math.isfinite(weighted_conjugate_sum(code, alpha, y, sw)):
+            kw["alpha0"] = alpha
+            return kw
+    if w is not None:
+        z = design.matvec(w) + b
+        kw["alpha0"] = dual_point_from_margins(code, z, y, sw)
+    return kw
+
+
+def solve_captured(X, y, **kw):
+    """``solve(X, y, **kw)`` returning ``(result, warnings)`` (re-emit them in the parent)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = solve(X, y, **kw)
+    return res, [(w.category, str(w.message)) for w in caught]
+
+
+def reemit(caught, stacklevel=3):
+    """Re-issue warnings recorded by :func:`solve_captured` (e.g. in a worker process)."""
+    for category, message in caught:
+        warnings.warn(message, category, stacklevel=stacklevel)
+
+
+# --------------------------------------------------------------------------- path
+@dataclass
+class PathResult:
+    """What :func:`path` returns (arrays along the grid, in the order solved)."""
+
+    lams: np.ndarray        # (n_lams,) decreasing
+    coefs: np.ndarray       # (n_lams, n_features)
+    intercepts: np.ndarray  # (n_lams,)
+    gaps: np.ndarray        # (n_lams,) duality gap at each point
+    n_epochs: np.ndarray    # (n_lams,) epochs run at each point
+    primals: np.ndarray     # (n_lams,) P(w) at each point
+    converged: np.ndarray   # (n_lams,) bool: gap <= tol * P(0)
+    solvers: list = field(default_factory=list)  # method run at each point
+    primal0: float = math.nan  # P(0): the stopping rule is gap <= tol * primal0
+    alphas: list = field(default_factory=list)   # dual iterates (None for primal CD)
+
+
+def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
+         l1_ratio=0.5, fit_intercept=False, sample_weight=None, **solve_kw) -> PathResult:
+    """Solve ``min_w 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` for a decreasing grid of λ.
+
+    Parameters
+    ----------
+    X, y, loss, penalty, l1_ratio, fit_intercept, sample_weight
+        As in :func:`cdlearn.solve`; penalty is ``"l1"``, ``"l2"`` or ``"elastic_net"``.
+    lams : array-like, optional
+        The grid (sorted decreasing here). Default: :func:`lambda_grid` of
+        ``n_lams`` values from :func:`lambda_max` down to ``eps·λ_max``.
+    **solve_kw
+        Passed to :func:`cdlearn.solve` at every point (``solver``, ``tol``,
+        ``max_epochs``, ``seed``, ...); ``w0``/``alpha0``/``intercept0`` start
+        the first point.
+
+    Returns
+    -------
+    PathResult with ``lams, coefs (n_lams, n_features), intercepts, gaps,
+    n_epochs, primals, converged, solvers, primal0``.
+    """
+    check_choice("penalty", penalty, _PATH_PENALTIES)
+    design = as_design(X)
+    n = design.n_samples
+    y_checked = check_target(y, n, loss)
+    sw = check_sample_weight(sample_weight, n)
+    if lams is None:
+        lam_max = lambda_max(design, y_checked, loss=loss, penalty=penalty, l1_ratio=l1_ratio,
+                             fit_intercept=fit_intercept, sample_weight=sw)
+        lams = lambda_grid(lam_max, n_lams, eps)
+    else:
+        lams = np.sort(np.atleast_1d(np.asarray(lams, dtype=np.float64)).ravel())[::-1]
+        if lams.size == 0:
+            raise ValueError("lams is empty")
+        if not np.all(np.isfinite(lams)) or np.any(lams <= 0):
+            raise ValueError("lams must be finite and > 0")
+    solver = solve_kw.pop("solver", "auto")
+    w = solve_kw.pop("w0", None)
+    alpha = solve_kw.pop("alpha0", None)
+    b = solve_kw.pop("intercept0", None)
+    code = LOSS_CODES[loss]
+    k = lams.size
+    coefs = np.zeros((k, design.n_features))
+    intercepts = np.zeros(k)
+    gaps = np.zeros(k)
+    primals = np.zeros(k)
+    n_epochs = np.zeros(k, dtype=np.int64)
+    converged = np.zeros(k, dtype=bool)
+    solvers, alphas = [], []
+    for i, lam in enumerate(lams):
+        method = resolve_solver(design, y_checked, solver=solver, loss=loss, penalty=penalty,
+                                lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                                sample_weight=sw)
+        warm = warm_start_kwargs(design, y_checked, sw, solver=method, loss=loss, w=w,
+                                 intercept=b, alpha=alpha)
+        res = solve(design, y_checked, loss=loss, penalty=penalty, lam=float(lam),
+                    l1_ratio=l1_ratio, solver=method, fit_intercept=fit_intercept,
+                    sample_weight=sw, **warm, **solve_kw)
+        w, alpha, b = res.w, res.alpha, res.intercept
+        coefs[i], intercepts[i], gaps[i], primals[i] = w, b, res.gap, res.primal
+        n_epochs[i], converged[i] = res.n_epochs, res.converged
+        solvers.append(res.solver)
+        alphas.append(None if alpha is None else alpha.copy())
+    primal0 = primal_value(code, np.zeros(n), y_checked, sw, np.zeros(1), 0.0, 0.0)
+    return PathResult(lams=lams, coefs=coefs, intercepts=intercepts, gaps=gaps,
+                      n_epochs=n_epochs, primals=primals, converged=converged,
+                      solvers=solvers, primal0=float(primal0), alphas=alphas)
+
+
+def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False,
+               **solve_kw):
+    """The Lasso path in :func:`sklearn.linear_model.lasso_path`'s convention.
+
+    Objective ``(1/2n)‖y - Xw‖² + α‖w‖₁`` (no intercept: centre X and y first, as
+    for scikit-learn), i.e. :func:`path` with ``loss="squared"``,
+    ``penalty="l1"`` and ``λ = α``.
+
+    Returns
+    -------
+    alphas : (n_alphas,) decreasing
+    coefs : (n_features, n_alphas)
+    dual_gaps : (n_alphas,) duality gaps of the 1/(2n)-scaled objective
+    n_iters : (n_alphas,) epochs per point, when ``return_n_iter``
+    """
+    if np.ndim(y) != 1:
+        raise ValueError("lasso_path supports a 1-d y only")
+    res = path(X, y, loss="squared", penalty="l1", lams=alphas, n_lams=n_alphas, eps=eps,
+               fit_intercept=False, **solve_kw)
+    out = (res.lams, res.coefs.T.copy(), res.gaps)
+    return (*out, res.n_epochs) if return_n_iter else out
