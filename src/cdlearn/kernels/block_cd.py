@@ -15,11 +15,10 @@ the block's columns (gradient, then update); counted once, as primal CD does.
 
 from numba import njit
 
-from cdlearn.losses import loss_derivative
 from cdlearn.penalties_group import block_soft_threshold
 from cdlearn.sampling import draw
 
-from .primal_cd import _column_gradient
+from .primal_cd import _column_gradient, intercept_step
 from .views import slice_axpy
 
 
@@ -61,13 +60,5 @@ def block_cd_epoch(
                 moved = True
         updates += moved
     if intercept_lips > 0.0:
-        acc = 0.0
-        for i in range(n):
-            acc += sw[i] * loss_derivative(loss_code, z[i], y[i])
-        delta = -acc * inv_n / intercept_lips
-        if delta != 0.0:
-            intercept[0] += delta
-            for i in range(n):
-                z[i] += delta
-        entries += n
+        entries += intercept_step(z, y, sw, loss_code, inv_n, intercept, intercept_lips)
     return entries, updates, counter

@@ -29,6 +29,25 @@ MAX_HALVINGS = 30
 
 
 @njit(cache=True)
+def intercept_step(z, y, sw, loss_code, inv_n, intercept, intercept_lips):
+    """One 1/L step on the unpenalised intercept, a virtual all-ones column.
+
+    ``L = β Σ s_i / n``; updates ``intercept[0]`` and the margins, returns the
+    entries touched (n).
+    """
+    n = z.shape[0]
+    g = 0.0
+    for i in range(n):
+        g += sw[i] * loss_derivative(loss_code, z[i], y[i])
+    delta = -g * inv_n / intercept_lips
+    if delta != 0.0:
+        intercept[0] += delta
+        for i in range(n):
+            z[i] += delta
+    return n
+
+
+@njit(cache=True)
 def _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n):
     """∇_j of the data term: 1/n Σ_i s_i φ'(z_i) X_ij."""
     start, end = indptr[j], indptr[j + 1]
@@ -172,15 +191,6 @@ def primal_cd_epoch(
                     slice_axpy(data, indices, indptr, j, deltas[t], z)
                     updates += 1
     if intercept_lips > 0.0:
-        # Unpenalised intercept = a virtual all-ones column with L = β Σ s_i / n.
-        g = 0.0
-        for i in range(n):
-            g += sw[i] * loss_derivative(loss_code, z[i], y[i])
-        delta = -g * inv_n / intercept_lips
-        if delta != 0.0:
-            intercept[0] += delta
-            for i in range(n):
-                z[i] += delta
-        entries += n
+        entries += intercept_step(z, y, sw, loss_code, inv_n, intercept, intercept_lips)
     return entries, updates, counter
 

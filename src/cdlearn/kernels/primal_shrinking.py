@@ -18,11 +18,11 @@ i.e. Lasso Algorithm 4; proximal Newton with Armijo for the other losses when
 
 from numba import njit
 
-from cdlearn.losses import SQUARED, loss_derivative
+from cdlearn.losses import SQUARED
 from cdlearn.penalties import coordinate_prox_step
 from cdlearn.sampling import next_double, next_index
 
-from .primal_cd import _column_gradient, _newton_step
+from .primal_cd import _column_gradient, _newton_step, intercept_step
 from .views import slice_axpy
 
 
@@ -98,13 +98,5 @@ def primal_cd_shrinking_epoch(
             updates += 1
             update_support(j, w[j], supp, pos, n_supp)
     if intercept_lips > 0.0:
-        g = 0.0
-        for i in range(n):
-            g += sw[i] * loss_derivative(loss_code, z[i], y[i])
-        delta = -g * inv_n / intercept_lips
-        if delta != 0.0:
-            intercept[0] += delta
-            for i in range(n):
-                z[i] += delta
-        entries += n
+        entries += intercept_step(z, y, sw, loss_code, inv_n, intercept, intercept_lips)
     return entries, updates, counter

@@ -53,12 +53,12 @@ from ..penalties_group import (
 )
 from ..sampling import CYCLIC, IMPORTANCE, UNIFORM, alias_table, make_rng_state
 from .base import Problem, initial_primal
-from .intercept import optimal_intercept
+from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("group_l2",)
 EXACT_BLOCK = 256  # groups up to this size get λ_max from an eigensolver
-RESYNC_EVERY = 20
+RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
 
 
 def block_lipschitz(problem: Problem, groups: Groups, *, exact_block: int = EXACT_BLOCK,
@@ -197,13 +197,7 @@ class BlockCDState:
     def certificate(self):
         p = self.problem
         self._checks += 1
-        if self._checks % RESYNC_EVERY == 0:
-            self.z = p.design.matvec(self.w) + self._intercept[0]
-        if p.fit_intercept:
-            b_opt = optimal_intercept(p.loss_code, self.z - self._intercept[0], p.y,
-                                      p.sample_weight, self._intercept[0])
-            self.z += b_opt - self._intercept[0]
-            self._intercept[0] = b_opt
+        refresh_margins(self, self._checks % RESYNC_EVERY == 0)
         n = p.n_samples
         primal = (weighted_loss_sum(p.loss_code, self.z, p.y, p.sample_weight) / n
                   + group_penalty_value(self.w, self.groups, p.lam))

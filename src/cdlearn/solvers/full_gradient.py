@@ -30,7 +30,7 @@ from ..losses import LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_from_primal, primal_value
 from ..penalties import coordinate_violations, soft_threshold_array
 from .base import Problem, initial_primal
-from .intercept import optimal_intercept
+from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -134,11 +134,7 @@ class FullGradientState:
 
     def certificate(self):
         p = self.problem
-        if p.fit_intercept:
-            b_opt = optimal_intercept(p.loss_code, self.z - self._intercept[0], p.y,
-                                      p.sample_weight, self._intercept[0])
-            self.z = self.z + (b_opt - self._intercept[0])
-            self._intercept[0] = b_opt
+        refresh_margins(self, resync=False)
         primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         if p.l1 == 0.0 and p.l2 == 0.0:
             return primal, None, self.kkt_violation()

@@ -74,3 +74,20 @@ def optimal_intercept(code, z, y, sw, b0):
             return b_new
         b = b_new
     return b
+
+
+def refresh_margins(state, resync: bool) -> None:
+    """Before a gap check: optionally recompute ``z = Xw + b`` from scratch (to
+    drop accumulated rounding), then move the intercept to its exact minimiser.
+
+    ``state`` has ``problem``, ``w``, ``z`` and a one-element ``_intercept``
+    array, as the primal-side solvers (primal CD, block CD, FISTA) do.
+    """
+    p = state.problem
+    if resync:
+        state.z = p.design.matvec(state.w) + state._intercept[0]
+    if p.fit_intercept:
+        b_old = state._intercept[0]
+        b_opt = optimal_intercept(p.loss_code, state.z - b_old, p.y, p.sample_weight, b_old)
+        state.z += b_opt - b_old
+        state._intercept[0] = b_opt

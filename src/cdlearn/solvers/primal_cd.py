@@ -49,7 +49,7 @@ from ..sampling import (
     power_probabilities,
 )
 from .base import Problem, initial_primal
-from .intercept import optimal_intercept
+from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -157,13 +157,7 @@ class PrimalCDState:
     def certificate(self):
         p = self.problem
         self._checks += 1
-        if self._checks % RESYNC_EVERY == 0:
-            self.z = p.design.matvec(self.w) + self._intercept[0]
-        if p.fit_intercept:
-            b_opt = optimal_intercept(p.loss_code, self.z - self._intercept[0], p.y,
-                                      p.sample_weight, self._intercept[0])
-            self.z += b_opt - self._intercept[0]
-            self._intercept[0] = b_opt
+        refresh_margins(self, self._checks % RESYNC_EVERY == 0)
         primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         if p.l1 == 0.0 and p.l2 == 0.0:
             return primal, None, self.kkt_violation()
