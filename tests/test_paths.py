@@ -162,3 +162,16 @@ def test_logistic_regression_cv_multiclass_and_no_refit():
     assert m.C_ in (0.1, 1.0, 10.0)
     assert m.score(X, y) > 0.85
     np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
+
+
+def test_top_level_path_matches_independent_solves():
+    """``cdlearn.path`` (the issue's public name) warm-starts to the same optima as cold solves."""
+    X, y = _problem(classification=True)
+    lams = [0.05, 0.01, 0.002]
+    res = cdlearn.path(X, y, loss="logistic", penalty="elastic_net", l1_ratio=0.5, lams=lams,
+                       tol=1e-11, fit_intercept=True)
+    for lam, primal in zip(res.lams, res.primals, strict=True):
+        cold = cdlearn.solve(X, y, loss="logistic", penalty="elastic_net", l1_ratio=0.5,
+                             lam=lam, tol=1e-11, fit_intercept=True)
+        assert primal == pytest.approx(cold.primal, rel=1e-9)
+    assert cdlearn.lasso_path is lasso_path

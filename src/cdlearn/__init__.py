@@ -2,6 +2,7 @@
 
 from .api import solve
 from .data import Design, as_design
+from .paths import lasso_path, path
 from .solvers.base import SolveResult, Trace
 
 __version__ = "0.1.0"
@@ -9,7 +10,7 @@ __version__ = "0.1.0"
 _ESTIMATORS = ("Lasso", "ElasticNet", "Ridge", "LogisticRegression", "LinearSVC", "LassoCV",
                "LogisticRegressionCV")
 
-__all__ = ["solve", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]
+__all__ = ["solve", "path", "lasso_path", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]
 
 
 def __getattr__(name):
