@@ -44,7 +44,17 @@ Gradient oracles (§4) for the passive coordinates j ≠ i after a step γ on i:
   the bounds safe.
 
 The active coordinate's new gradient is computed exactly while its margins are
-updated (``r_i = 0``), the update rule M of (18).
+updated (``r_i = 0``), the update rule M of (18). With ``exact_active`` (the
+caching heuristic of §4) the members of I_t get exact updates too and only
+the coordinates outside I_t go through the oracle.
+
+Steps (the method M of Algorithm 1): the prox step with ``1/L_i``
+(``STEP_LIPSCHITZ``; exact minimisation for the squared loss), exact line
+search (``STEP_LINE_SEARCH``; repeated proximal Newton steps for the logistic
+loss), or one fixed ``1/max_j L_j`` for every coordinate (``STEP_FIXED``, the
+coordinate-wise L-smooth setting of §2 and the paper's "fixed step size rule"
+of §7). ``SET_ALL`` turns the kernel into uniform CD with the same steps, the
+baseline "UCD" of §7 ("all algorithm variants use the same step size rule").
 """
 
 import math
@@ -60,14 +70,14 @@ from .primal_cd import _column_gradient, _newton_step
 
 # selection scores
 GS_S, GS_R, GS_Q = 0, 1, 2
-# active-set rules: safe (Algorithm 1 / 2), heuristics u-, ℓ-, a-ASCD
-SET_SAFE, SET_U, SET_L, SET_A = 0, 1, 2, 3
+# active-set rules: safe (Algorithm 1 / 2), heuristics u-, ℓ-, a-ASCD; every coordinate (UCD)
+SET_SAFE, SET_U, SET_L, SET_A, SET_ALL = 0, 1, 2, 3, 4
 # gradient oracles for the passive coordinates
 ORACLE_EXACT, ORACLE_PROJECTION, ORACLE_ZERO, ORACLE_UNIFORM = 0, 1, 2, 3
 # how the passive gradient entries are kept: by an oracle (ASCD) or exactly (SCD)
 UPDATE_ORACLE, UPDATE_GRAM, UPDATE_ROWS = 0, 1, 2
-# coordinate step
-STEP_LIPSCHITZ, STEP_LINE_SEARCH = 0, 1
+# coordinate step: 1/L_j, exact line search, or one fixed 1/max_j L_j for every coordinate
+STEP_LIPSCHITZ, STEP_LINE_SEARCH, STEP_FIXED = 0, 1, 2
 # pick inside the active set
 PICK_UNIFORM, PICK_ARGMAX = 0, 1
 
@@ -176,8 +186,13 @@ def active_set(upper, lower, mode, members):
     one sort and a prefix sum find it: O(d log d).
     ``SET_U``/``SET_L``: ``argmax upper`` / ``argmax lower`` (u-, ℓ-ASCD);
     ``SET_A``: ``{j : upper_j ≥ max lower}`` (a-ASCD). These are O(d).
+    ``SET_ALL``: every coordinate (uniform CD run by the same kernel and step rule).
     """
     d = upper.shape[0]
+    if mode == SET_ALL:
+        for j in range(d):
+            members[j] = j
+        return d
     if mode == SET_SAFE:
         order = np.argsort(-upper)
         acc = 0.0
@@ -275,15 +290,25 @@ def _apply(data, indices, indptr, i, delta, z):
 def greedy_cd_epoch(
     data, indices, indptr, rdata, rindices, rindptr, y, sw, z, w, lips, l1, l2, loss_code,
     g_est, r, gram_mid, gram_rad, cnorm, beta, eps, oracle, update, rule, set_mode, pick,
-    step, n_updates, rng, upper, lower, members, zold, dphi, settled,
+    step, n_updates, rng, upper, lower, members, zold, dphi, settled, exact_active, buf, mark,
 ):
     """Run ``n_updates`` greedy coordinate steps.
 
     Returns ``(entries, updates, active_total, last_active)``: entries are the
     matrix entries touched -- the column of every step once (as primal CD
     counts), plus the Gram entries read (``d`` per step for the Gram oracles
-    and SCD's Gram update) or the rows walked by SCD's exact row update;
+    and SCD's Gram update), the rows walked by SCD's exact row update, or the
+    columns of I_t read by the caching heuristic (``exact_active``);
     ``active_total`` sums |I_t| over the steps.
+
+    ``exact_active`` (ASCD, §4 "caching"): after a step on i, the gradient
+    entries of the other members of I_t are updated exactly,
+    ``g̃_j += Σ_k a_kj s_k (φ'(z_k^new) - φ'(z_k^old))/n`` (``buf`` holds that
+    difference scattered over the rows, ``mark`` flags the members), and only
+    the coordinates outside I_t go through the oracle. The paper stores these
+    products in an |I_t| × n cache; computing them on the fly gives the same
+    iterates (and is exact for any loss).
+    ``set_mode == SET_ALL`` is uniform CD: no bounds, no oracle, O(nnz) per step.
     """
     n = y.shape[0]
     d = w.shape[0]
@@ -294,11 +319,20 @@ def greedy_cd_epoch(
     k = d
     has_rad = gram_rad.shape[0] > 1
     dense_rows = rindices.shape[0] == 0
+    dense_cols = indices.shape[0] == 0
+    lmax = 0.0
+    for j in range(d):
+        lmax = max(lmax, lips[j])
+    uniform_cd = set_mode == SET_ALL
     for _ in range(n_updates):
-        coordinate_bounds(g_est, r, w, lips, l1, l2, rule, upper, lower, settled)
-        k = active_set(upper, lower, set_mode, members)
+        if uniform_cd:
+            k = d
+            i = next_index(rng, d)
+        else:
+            coordinate_bounds(g_est, r, w, lips, l1, l2, rule, upper, lower, settled)
+            k = active_set(upper, lower, set_mode, members)
+            i = pick_coordinate(members, k, lower, pick, rng)
         active_total += k
-        i = pick_coordinate(members, k, lower, pick, rng)
         li = lips[i]
         if li == 0.0:
             g_est[i] = 0.0
@@ -318,7 +352,7 @@ def greedy_cd_epoch(
         else:
             gi = _column_gradient(data, indices, indptr, i, z, y, sw, loss_code, inv_n)
             entries += nnz
-            dl = coordinate_prox_step(wi, gi, li, l1, l2) - wi
+            dl = coordinate_prox_step(wi, gi, lmax if step == STEP_FIXED else li, l1, l2) - wi
             if dl != 0.0:
                 w[i] = wi + dl
                 _apply(data, indices, indptr, i, dl, z)
@@ -330,8 +364,26 @@ def greedy_cd_epoch(
             settled[i] = True
             continue
         updates += 1
+        if uniform_cd:
+            g_est[i] = gnew
+            continue
         for j in range(d):
             settled[j] = False
+        if update == UPDATE_ORACLE and exact_active:
+            for kk in range(start, end):
+                buf[kk - start if dense_cols else indices[kk]] = dphi[kk - start]
+            for mm in range(k):
+                j = members[mm]
+                mark[j] = True
+                if j == i:
+                    continue
+                acc = 0.0
+                for q in range(indptr[j], indptr[j + 1]):
+                    acc += data[q] * buf[q - indptr[j] if dense_cols else indices[q]]
+                g_est[j] += acc
+                entries += indptr[j + 1] - indptr[j]
+            for kk in range(start, end):
+                buf[kk - start if dense_cols else indices[kk]] = 0.0
         if update == UPDATE_GRAM:
             for j in range(d):
                 g_est[j] += delta * gram_mid[i, j]
@@ -356,26 +408,29 @@ def greedy_cd_epoch(
             if oracle == ORACLE_EXACT or oracle == ORACLE_PROJECTION:
                 entries += d
             for j in range(d):
-                if j == i:
+                if j == i or mark[j]:
                     continue
                 c = ci * cnorm[j]
                 if oracle == ORACLE_ZERO:
                     r[j] += ad * c
                 elif oracle == ORACLE_UNIFORM:
-                    m = c * (2.0 * next_double(rng) - 1.0)
-                    g_est[j] += delta * m
-                    r[j] += ad * (c + abs(m))
+                    mid = c * (2.0 * next_double(rng) - 1.0)
+                    g_est[j] += delta * mid
+                    r[j] += ad * (c + abs(mid))
                 else:
-                    m = gram_mid[i, j]
+                    mid = gram_mid[i, j]
                     rho = gram_rad[i, j] if has_rad else 0.0
                     if oracle == ORACLE_PROJECTION:
-                        m = min(max(m + eps * c * (2.0 * next_double(rng) - 1.0), -c), c)
+                        mid = min(max(mid + eps * c * (2.0 * next_double(rng) - 1.0), -c), c)
                         rho += eps * c
-                    g_est[j] += delta * m
+                    g_est[j] += delta * mid
                     if rho > 0.0:
                         r[j] += ad * rho
+            if exact_active:
+                for mm in range(k):
+                    mark[members[mm]] = False
         g_est[i] = gnew
         r[i] = 0.0
-        # exact coordinate minimisation (squared loss: the prox step is exact) => score 0
-        settled[i] = loss_code == SQUARED
+        # exact coordinate minimisation (squared loss: the 1/L_i prox step is exact) => score 0
+        settled[i] = loss_code == SQUARED and step != STEP_FIXED
     return entries, updates, active_total, k

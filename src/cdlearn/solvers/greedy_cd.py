@@ -11,7 +11,8 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
     ``"gs"`` (Gauss–Southwell (4); smooth problems, i.e. λ1 = 0), ``"gs-s"``,
     ``"gs-r"``, ``"gs-q"`` (composite rules of §2.3 / (15)-(16), App. D).
     ASCD also takes the heuristics ``"u"``, ``"l"``, ``"a"`` (u-/ℓ-/a-ASCD of
-    §3, with GS-s scores). Default: ``"gs"`` when λ1 = 0, else ``"gs-s"`` (the
+    §3, with GS-s scores) and ``"uniform"`` (every coordinate active: uniform
+    CD with the same step rule, §7's UCD baseline; O(nnz) per step). Default: ``"gs"`` when λ1 = 0, else ``"gs-s"`` (the
     rule of the paper's lasso experiments).
 ``oracle`` (ASCD)
     ``"exact"`` (g1, Gram matrix), ``"projection"`` (g2, simulated with ``eps``),
@@ -20,9 +21,15 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
 ``eps`` (ASCD)
     accuracy ε of the g2 oracle (default 0.1).
 ``step``
-    ``"lipschitz"`` (prox step with ``L_j = β‖a_j‖²/n``, the default) or
+    ``"lipschitz"`` (prox step with ``L_j = β‖a_j‖²/n``, the default),
     ``"line_search"`` (exact minimisation along the coordinate; identical for
-    the squared loss, repeated proximal Newton steps for the logistic loss).
+    the squared loss, repeated proximal Newton steps for the logistic loss) or
+    ``"fixed"`` (prox step with one ``L = max_j L_j`` for every coordinate: the
+    paper's "fixed step size rule" of §7).
+``exact_active`` (ASCD)
+    the caching heuristic of §4: exact gradient updates for the members of
+    I_t (reading their columns, counted in passes), the oracle for the rest.
+    Default False.
 ``init`` (ASCD)
     ``"gradient"`` (g̃_0 = ∇f(w_0), r_0 = 0: one pass) or ``"infinite"``
     (g̃_0 = 0, r_0 = ∞, §3 "Initialization").
@@ -47,8 +54,9 @@ active-set sort per step, and the g3/g4 oracles (they read the d column
 norms); ``state.vector_work`` counts these scalar operations
 (``d·(1 + log2 d)`` per safe step, ``2d`` per heuristic step).
 
-SCD's ``active()`` is d (it scores every coordinate); ASCD's is |I_t| at the
-end of the epoch (``state.active_mean`` holds the epoch's mean).
+SCD's ``active()`` is d (it scores every coordinate); ASCD's is the mean of
+|I_t| over the last epoch, rounded (``state.active_mean``; ``state.active_last``
+holds |I_t| at its last step, a noisy snapshot).
 No intercept (centre the data), no warm start through ``solve``.
 """
 
@@ -72,11 +80,12 @@ SCORE_RULES = {"gs": K.GS_S, "gs-s": K.GS_S, "gs-r": K.GS_R, "gs-q": K.GS_Q}
 HEURISTICS = {"u": K.SET_U, "l": K.SET_L, "a": K.SET_A}
 ORACLES = {"exact": K.ORACLE_EXACT, "projection": K.ORACLE_PROJECTION,
            "zero": K.ORACLE_ZERO, "uniform": K.ORACLE_UNIFORM}
-STEPS = {"lipschitz": K.STEP_LIPSCHITZ, "line_search": K.STEP_LINE_SEARCH}
+STEPS = {"lipschitz": K.STEP_LIPSCHITZ, "line_search": K.STEP_LINE_SEARCH,
+         "fixed": K.STEP_FIXED}
 PICKS = {"uniform": K.PICK_UNIFORM, "argmax": K.PICK_ARGMAX}
 
 SCD_OPTIONS = ("selection", "step", "gradient_update")
-ASCD_OPTIONS = ("selection", "oracle", "eps", "step", "init", "pick")
+ASCD_OPTIONS = ("selection", "oracle", "eps", "step", "init", "pick", "exact_active")
 
 
 def _choice(name, value, choices):
@@ -120,7 +129,7 @@ class GreedyCDState(PrimalCDState):
     """State of SCD (``method="scd"``) or ASCD (``method="ascd"``); see the module docstring."""
 
     def __init__(self, problem: Problem, *, method="ascd", selection=None, oracle="zero",
-                 eps=0.1, step="lipschitz", init="gradient", pick="uniform",
+                 eps=0.1, step="lipschitz", init="gradient", pick="uniform", exact_active=False,
                  gradient_update="auto", seed=0, sampling="uniform", batch_size=1,
                  intercept0=0.0, alpha0=None, dual_step="exact", w0=None, power=1.0):
         name = method
@@ -135,7 +144,8 @@ class GreedyCDState(PrimalCDState):
             raise ValueError(f"solver={name!r} is a primal method; alpha0 does not apply")
         if selection is None:
             selection = "gs" if problem.l1 == 0.0 else "gs-s"
-        rules = dict(SCORE_RULES, **HEURISTICS) if method == "ascd" else SCORE_RULES
+        rules = (dict(SCORE_RULES, uniform=K.GS_S, **HEURISTICS) if method == "ascd"
+                 else SCORE_RULES)
         _choice("selection", selection, rules)
         if selection == "gs" and problem.l1 > 0.0:
             raise ValueError("selection='gs' is the Gauss-Southwell rule of smooth problems; "
@@ -147,6 +157,11 @@ class GreedyCDState(PrimalCDState):
         _choice("gradient_update", gradient_update, ("auto", "gram", "rows"))
         if not (isinstance(eps, (int, float)) and math.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        if not isinstance(exact_active, (bool, np.bool_)):
+            raise ValueError(f"exact_active must be True or False, got {exact_active!r}")
+        if exact_active and selection == "uniform":
+            raise ValueError("exact_active=True needs an active set; selection='uniform' "
+                             "has none (every coordinate is active)")
 
         super().__init__(problem, sampling="uniform", seed=seed, w0=w0, step="lipschitz")
         p = problem
@@ -179,13 +194,16 @@ class GreedyCDState(PrimalCDState):
             self.gradient_update = gradient_update
             init = "gradient"
         else:
-            self.set_mode = HEURISTICS.get(selection, K.SET_SAFE)
-            self.pick = PICKS[pick]
+            self.set_mode = (K.SET_ALL if selection == "uniform"
+                             else HEURISTICS.get(selection, K.SET_SAFE))
+            self.pick = K.PICK_UNIFORM if selection == "uniform" else PICKS[pick]
             self.update = K.UPDATE_ORACLE
             self.gradient_update = "oracle"
+            if selection == "uniform":
+                init = "infinite"  # UCD keeps no gradient estimate: no initial pass
         needs_gram = self.update == K.UPDATE_GRAM or (
-            self.update == K.UPDATE_ORACLE and self.oracle in (K.ORACLE_EXACT,
-                                                               K.ORACLE_PROJECTION))
+            self.update == K.UPDATE_ORACLE and self.set_mode != K.SET_ALL
+            and self.oracle in (K.ORACLE_EXACT, K.ORACLE_PROJECTION))
         if needs_gram:
             if d * d > GRAM_MAX_ENTRIES:
                 raise ValueError(
@@ -221,12 +239,17 @@ class GreedyCDState(PrimalCDState):
         self.zold = np.empty(n)
         self.dphi = np.empty(n)
         self.settled = np.zeros(d, dtype=np.bool_)
+        self.exact_active = bool(exact_active)
+        self._buf = np.zeros(n)
+        self._mark = np.zeros(d, dtype=np.bool_)
         self.vector_work = 0.0
         self.active_mean = float("nan")
+        self.updates_per_epoch = d
         K.coordinate_bounds(self.g_est, self.r, self.w, self.lips, p.l1, p.l2, self.rule,
                             self.upper, self.lower, self.settled)
         self._active = (d if method == "scd" else
                         int(K.active_set(self.upper, self.lower, self.set_mode, self.members)))
+        self.active_last = self._active
 
     # ---------------------------------------------------------------- helpers
     def _exact_gradient(self) -> np.ndarray:
@@ -243,25 +266,29 @@ class GreedyCDState(PrimalCDState):
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
+        """``updates_per_epoch`` coordinate steps (default d; experiments lower it for finer traces)."""
         p, v = self.problem, self.view
         d = p.n_features
+        steps = self.updates_per_epoch
         entries, updates, active_total, last = K.greedy_cd_epoch(
             v.data, v.indices, v.indptr, self._rdata, self._rindices, self._rindptr,
             p.y, p.sample_weight, self.z, self.w, self.lips, p.l1, p.l2, p.loss_code,
             self.g_est, self.r, self.gram_mid, self.gram_rad, self.cnorm, self.beta, self.eps,
             self.oracle, self.update, self.rule, self.set_mode, self.pick, self.step_code,
-            d, self.rng, self.upper, self.lower, self.members, self.zold, self.dphi, self.settled,
+            steps, self.rng, self.upper, self.lower, self.members, self.zold, self.dphi,
+            self.settled, self.exact_active, self._buf, self._mark,
         )
         entries += self.setup_entries
         self.setup_entries = 0
         per_step = (d * (1.0 + math.log2(max(d, 2))) if self.set_mode == K.SET_SAFE
-                    else 2.0 * d)
-        self.vector_work += per_step * d
+                    else 0.0 if self.set_mode == K.SET_ALL else 2.0 * d)
+        self.vector_work += per_step * steps
         if self.method == "scd":
             self._active = d
         else:
-            self._active = int(last)
-            self.active_mean = active_total / d
+            self.active_last = int(last)
+            self.active_mean = active_total / steps
+            self._active = max(1, int(round(self.active_mean)))
         return entries, updates
 
     def certificate(self):

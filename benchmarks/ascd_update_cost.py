@@ -1,0 +1,183 @@
+"""Wall-clock cost of ASCD (oracle g4) against uniform CD on reuters-money-fx.
+
+Usage::
+
+    .venv/bin/python -m benchmarks.ascd_update_cost [--repeats 5] [--out PATH]
+
+Problem: the ``ascd-fig3`` setting on all of reuters-money-fx (7,770 × 8,315;
+every nonzero set to 1, bag-of-words as the paper did with RCV1), lasso with
+b = labels ±1 and λ' = 0.1·λ'_max, squared loss, exact coordinate steps 1/L_j.
+
+Two measurements, each the median of ``--repeats`` runs (numba compiled by a
+warm-up run first):
+
+1. Time per coordinate update: one epoch (n = 8,315 updates) of the kernel,
+   called through the solver state's ``run_epoch`` (no duality-gap checks),
+   taken after two warm epochs, divided by n.
+2. Time to (F − F*)/F* ≤ 1e-6: ``cdlearn.solve`` with ``check_every=1``; the
+   trace records (seconds, primal) after every epoch; the clock includes
+   set-up and the gap checks of both methods. F* is the lowest of a
+   primal-CD run to a 1e-14 gap and all the runs.
+
+UCD is ``solver="primal-cd", sampling="uniform"``; ASCD is ``solver="ascd",
+oracle="uniform"`` (g4) with the safe active set (Algorithm 1, O(n log n)
+sort per step), a-ASCD the O(n) heuristic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+import warnings
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = HERE / "results" / "ascd_update_cost.md"
+LAM_FRAC = 0.1
+TARGET = 1e-6
+
+METHODS = {
+    "UCD (primal-cd, uniform)": ("primal-cd", dict(sampling="uniform", primal_step="lipschitz")),
+    "ASCD g4 (safe set)": ("ascd", dict(oracle="uniform", init="gradient")),
+    "a-ASCD g4": ("ascd", dict(oracle="uniform", init="gradient", selection="a")),
+}
+
+
+def load_reuters():
+    from cdlearn.datasets.libsvm import load_binary
+
+    data = os.environ.get("CDLEARN_DATA")
+    if data is None:
+        shared = HERE.parent.parent / "shared" / "data"
+        data = str(shared) if shared.is_dir() else None
+    X, y = load_binary("reuters-money-fx", cache_dir=data, download=False)
+    X = sp.csc_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    X.data[:] = 1.0
+    X = X[:, np.flatnonzero(np.diff(X.indptr) > 0)]
+    return sp.csc_matrix(X), np.asarray(y, dtype=np.float64)
+
+
+def build_state(X, y, lam, solver, opts):
+    from cdlearn.api import make_problem
+    from cdlearn.solvers import SOLVERS
+
+    problem = make_problem(X, y, loss="squared", penalty="l1", lam=lam)
+    kw = dict(opts)
+    step = kw.pop("primal_step", "lipschitz")
+    return SOLVERS[solver].build(problem, seed=0, step=step, **kw)
+
+
+def time_per_update(X, y, lam, solver, opts, repeats):
+    out = []
+    for _ in range(repeats):
+        st = build_state(X, y, lam, solver, opts)
+        st.run_epoch()
+        st.run_epoch()
+        t0 = time.perf_counter()
+        st.run_epoch()
+        out.append((time.perf_counter() - t0) / X.shape[1])
+    return statistics.median(out)
+
+
+def time_to_target(X, y, lam, solver, opts, f_star_hint, max_epochs=400):
+    import cdlearn
+
+    def cb(state):
+        return (state.primal - f_star_hint) / abs(f_star_hint) <= 1e-9
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, solver=solver,
+                            tol=1e-12, max_epochs=max_epochs, check_every=1, callback=cb,
+                            **opts)
+    t = res.trace  # seconds since the solve started, primal after every epoch
+    return list(zip(t["seconds"], t["primal"], t["epoch"], strict=True)), res
+
+
+def main(argv=None):
+    import cdlearn
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args(argv)
+
+    X, y = load_reuters()
+    m, n = X.shape
+    lam = LAM_FRAC * float(np.max(np.abs(X.T @ y))) / m
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, solver="primal-cd",
+                            tol=1e-14, max_epochs=5000)
+    f_star = ref.primal
+    # warm-up (numba compile) for every method
+    for solver, opts in METHODS.values():
+        build_state(X, y, lam, solver, opts).run_epoch()
+
+    per_update = {k: time_per_update(X, y, lam, sv, o, args.repeats)
+                  for k, (sv, o) in METHODS.items()}
+    runs = {k: [time_to_target(X, y, lam, sv, o, f_star) for _ in range(args.repeats)]
+            for k, (sv, o) in METHODS.items()}
+    f_star = min([f_star] + [r.primal for rs in runs.values() for _, r in rs])
+
+    rows = []
+    for k, rs in runs.items():
+        secs, eps = [], []
+        for rec, _ in rs:
+            hit = [(s, e) for s, p, e in rec if (p - f_star) / abs(f_star) <= TARGET]
+            secs.append(hit[0][0] if hit else float("inf"))
+            eps.append(hit[0][1] if hit else float("inf"))
+        rows.append((k, per_update[k], statistics.median(secs), statistics.median(eps)))
+
+    base = rows[0]
+    lines = [
+        "# ASCD (oracle g4) vs uniform CD: wall-clock cost on reuters-money-fx",
+        "",
+        f"Machine: {platform.processor() or platform.machine()}, nproc = {os.cpu_count()}, "
+        f"date {datetime.now(UTC).isoformat(timespec='seconds')}, load average "
+        f"{', '.join(f'{v:.2f}' for v in os.getloadavg())} (shared machine, noisy). "
+        f"Command: `.venv/bin/python -m benchmarks.ascd_update_cost --repeats {args.repeats}`.",
+        "",
+        f"Problem: reuters-money-fx, {m} × {n} (non-empty columns), nnz = {X.nnz}, every "
+        f"nonzero set to 1 (as `ascd-fig3`); lasso, b = labels ±1, λ' = {LAM_FRAC:g}·λ'_max "
+        f"= {lam:.4g}; exact coordinate steps 1/L_j. F* = {f_star:.12g}. Medians of "
+        f"{args.repeats} runs.",
+        "",
+        "| method | time per coordinate update | vs UCD | epochs to 1e-6 | time to 1e-6 | vs UCD |",
+        "|---|---|---|---|---|---|",
+    ]
+    for k, pu, sec, ep in rows:
+        lines.append(f"| {k} | {pu * 1e6:.2f} µs | {pu / base[1]:.0f}× | {ep:.0f} | "
+                     f"{sec:.3f} s | {sec / base[2]:.1f}× |")
+    lines += [
+        "",
+        "Reading: ASCD needs far fewer coordinate updates (epochs) than UCD, but each of "
+        "its updates touches all n gradient bounds (the g4 oracle draws one number per "
+        "coordinate) and re-sorts them for the safe active set (O(n log n)); a UCD step "
+        f"costs O(nnz of one column) = {X.nnz / n:.0f} entries on average here. On sparse "
+        "data like this the per-update overhead is larger than the saving in updates, so "
+        "uniform CD reaches 1e-6 first in wall-clock time. The paper's claim of 'no extra "
+        "cost per iteration' (§8) assumes the n-vector operations are as cheap as the "
+        "column read, i.e. dense columns with about n nonzeros.",
+        "",
+        "Time per update: one epoch (n updates) through the solver state's `run_epoch` after "
+        "two warm epochs, divided by n. Time to 1e-6: `cdlearn.solve(check_every=1)`, whose "
+        "trace records (seconds, primal) after every epoch; set-up (ASCD: the initial "
+        "gradient) and gap checks included.",
+        "",
+    ]
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
