@@ -222,12 +222,17 @@ def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbo
                 stacklevel=3,
             )
     w, alpha, intercept = state.iterate()
-    return SolveResult(
+    result = SolveResult(
         w=w, alpha=alpha, intercept=float(intercept), primal=float(primal),
         dual=None if dual is None else float(dual), gap=float(gap), solver=solver,
         trace=trace, converged=converged, n_epochs=epoch, passes=passes, seconds=seconds,
         message=message,
     )
+    extra = getattr(state, "extra_info", None)
+    if callable(extra):
+        # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
+        result.info.update(extra())
+    return result
 
 
 def _adaptive_interval(check_work: int, epoch_entries: int) -> int:
