@@ -7,12 +7,21 @@ block probabilities). Blocks are the groups (``penalty="group_l2"``,
 :mod:`cdlearn.penalties_group`).
 
 Block norms and constants. RCDC leaves the block norm ``‖t‖_(g) = ⟨B_g t, t⟩^½``
-free; we take ``B_g = I`` and the block Lipschitz constant of (4),
+free (3). By default ``B_g = I`` and the block Lipschitz constant of (4) is
 
     L_g = β λ_max(X_gᵀ S X_g) / n        (S = diag of the sample weights),
 
 so the bound (6) holds and the step (9) is block soft-thresholding
-(:mod:`cdlearn.kernels.block_cd`). ``L_g`` is computed exactly (eigenvalue of
+(:mod:`cdlearn.kernels.block_cd`). Other block norms (option ``block_norm``):
+``"diagonal"`` (``B_g = diag(H_g)``, Jacobi scaling), ``"gram"`` (``B_g = H_g`` + a
+1e-10·trace/|g| ridge, so that the step is an exact block minimisation for the squared
+loss) or a list of one SPD ``|g|×|g|`` matrix per group, where
+``H_g = β X_gᵀ S X_g / n``; then ``L_g = λ_max(B_g^{-½} H_g B_g^{-½})`` satisfies (4)/(6)
+in that norm, and the step (9) is solved in the eigenbasis of ``L_g B_g`` by a
+monotone Newton iteration (:func:`cdlearn.kernels.block_cd.block_metric_step`); these
+need groups of at most ``EXACT_BLOCK`` features. ``penalty="none"`` with ``groups`` runs
+RCDS (Algorithm 3: ``x_g ← x_g − B_g⁻¹∇_g f / L_g``) and reports the optimality
+violation ``max_g ‖∇_g f‖`` as its gap. ``L_g`` is computed exactly (eigenvalue of
 the |g|×|g| Gram matrix) for groups of at most ``EXACT_BLOCK`` features and by
 power iteration (relative change < 1e-10, at most 500 iterations, then ×1.01
 and capped by the always-valid upper bound ``trace``) for larger ones. A
@@ -35,7 +44,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.block_cd import block_cd_epoch
+from ..kernels.block_cd import block_cd_epoch, block_cd_metric_epoch
 from ..losses import (
     LOSS_SMOOTHNESS,
     loss_derivatives,
@@ -56,7 +65,7 @@ from .base import Problem, initial_primal
 from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
-SUPPORTED_PENALTIES = ("group_l2",)
+SUPPORTED_PENALTIES = ("group_l2", "none")
 EXACT_BLOCK = 256  # groups up to this size get λ_max from an eigensolver
 RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
 
@@ -116,11 +125,81 @@ def block_lipschitz(problem: Problem, groups: Groups, *, exact_block: int = EXAC
     return beta * out / n
 
 
+def _block_hessians(problem: Problem, groups: Groups):
+    """``H_g = β X_gᵀ S X_g / n`` (dense |g|×|g|) for every group."""
+    design, sw = problem.design, problem.sample_weight
+    beta = LOSS_SMOOTHNESS[problem.loss]
+    M = design.to_scipy()
+    M = M.tocsc() if design.is_sparse else np.asarray(M, dtype=np.float64)
+    out = []
+    for g in range(groups.n_groups):
+        Xg = M[:, groups.members(g)]
+        if design.is_sparse:
+            gram = (Xg.T @ sp.diags(sw) @ Xg).toarray()
+        else:
+            gram = Xg.T @ (Xg * sw[:, None])
+        out.append(beta * np.asarray(gram, dtype=np.float64) / problem.n_samples)
+    return out
+
+
+def block_metrics(problem: Problem, groups: Groups, block_norm):
+    """Block norms ``B_g`` -> ``(lips, eig, qptr, qflat)`` for the metric kernel.
+
+    ``L_g = λ_max(B_g^{-½} H_g B_g^{-½})``; ``eig[ptr[g]:ptr[g+1]]`` and the row-major
+    eigenvectors in ``qflat[qptr[g]:qptr[g+1]]`` diagonalise ``L_g B_g``. All-zero blocks
+    get ``L_g = 0`` and ``eig = 0`` (skipped by the kernel).
+    """
+    sizes = groups.sizes
+    if int(sizes.max()) > EXACT_BLOCK:
+        raise ValueError(f"block_norm={block_norm!r} needs groups of at most {EXACT_BLOCK} "
+                         f"features (largest: {int(sizes.max())})")
+    if isinstance(block_norm, str):
+        if block_norm not in ("diagonal", "gram"):
+            raise ValueError(f"block_norm must be 'identity', 'diagonal', 'gram' or a list of "
+                             f"SPD matrices (one per group), got {block_norm!r}")
+        given = None
+    else:
+        given = list(block_norm)
+        if len(given) != groups.n_groups:
+            raise ValueError(f"block_norm must hold one matrix per group ({groups.n_groups}), "
+                             f"got {len(given)}")
+    H = _block_hessians(problem, groups)
+    lips = np.zeros(groups.n_groups)
+    eig = np.zeros(groups.index.shape[0])
+    qptr = np.zeros(groups.n_groups + 1, dtype=np.int64)
+    np.cumsum(sizes.astype(np.int64) ** 2, out=qptr[1:])
+    qflat = np.zeros(int(qptr[-1]))
+    for g in range(groups.n_groups):
+        Hg, m = H[g], int(sizes[g])
+        if given is not None:
+            B = np.asarray(given[g], dtype=np.float64)
+            if B.shape != (m, m) or not np.all(np.isfinite(B)) or not np.allclose(B, B.T):
+                raise ValueError(f"block_norm[{g}] must be a finite symmetric {m}x{m} matrix")
+        elif block_norm == "diagonal":
+            dg = np.diag(Hg).copy()
+            dg[dg <= 0] = dg[dg > 0].mean() if np.any(dg > 0) else 1.0
+            B = np.diag(dg)
+        else:
+            tr = float(np.trace(Hg))
+            B = Hg + (1e-10 * tr / m if tr > 0 else 1.0) * np.eye(m)
+        beig, bvec = np.linalg.eigh(B)
+        if beig[0] <= 0:
+            raise ValueError(f"block_norm[{g}] is not positive definite")
+        if not np.any(Hg):
+            qflat[qptr[g]:qptr[g + 1]] = np.eye(m).ravel()
+            continue
+        inv_sqrt = bvec / np.sqrt(beig)  # B^{-1/2} = V diag(b^{-1/2}) Vᵀ, up to rotation
+        lips[g] = float(np.linalg.eigvalsh(inv_sqrt.T @ Hg @ inv_sqrt)[-1])
+        eig[groups.ptr[g]:groups.ptr[g + 1]] = lips[g] * beig
+        qflat[qptr[g]:qptr[g + 1]] = bvec.ravel()
+    return lips, eig, qptr, qflat
+
+
 class BlockCDState:
     """State of RCDC block CD on one group-lasso problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="uniform", power=1.0, batch_size=1, seed=0,
-                 w0=None, intercept0=0.0, step=None, block_probs=None):
+                 w0=None, intercept0=0.0, step=None, block_probs=None, block_norm=None):
         self.problem = p = problem
         if p.groups is None:
             raise ValueError("solver='block-cd' needs penalty='group_l2' with groups=...")
@@ -129,7 +208,12 @@ class BlockCDState:
         self.groups = G = p.groups
         self.view = p.design.csc
         beta = LOSS_SMOOTHNESS[p.loss]
-        self.lips = block_lipschitz(p, G, seed=0)
+        self.metric = block_norm is not None and not (
+            isinstance(block_norm, str) and block_norm == "identity")
+        if self.metric:
+            self.lips, self.eig, self.qptr, self.qflat = block_metrics(p, G, block_norm)
+        else:
+            self.lips = block_lipschitz(p, G, seed=0)
         self.thresholds = p.lam * G.weights
         n_groups = G.n_groups
 
@@ -165,6 +249,7 @@ class BlockCDState:
         max_size = int(G.sizes.max())
         self.vbuf = np.zeros(max_size)
         self.obuf = np.zeros(max_size)
+        self.gbuf = np.zeros(max_size)
         self.intercept_lips = beta * float(p.sample_weight.sum()) / p.n_samples \
             if p.fit_intercept else 0.0
 
@@ -183,6 +268,14 @@ class BlockCDState:
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p, v, G = self.problem, self.view, self.groups
+        if self.metric:
+            entries, updates, self.counter = block_cd_metric_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, G.ptr,
+                G.index, self.eig, self.qptr, self.qflat, self.thresholds, p.loss_code,
+                self.mode, self.prob, self.alias, G.n_groups, self.rng, self.counter,
+                self.gbuf, self.vbuf, self.obuf, self._intercept, self.intercept_lips,
+            )
+            return entries, updates
         entries, updates, self.counter = block_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, G.ptr, G.index,
             self.lips, self.thresholds, p.loss_code, self.mode, self.prob, self.alias,
@@ -201,6 +294,8 @@ class BlockCDState:
         n = p.n_samples
         primal = (weighted_loss_sum(p.loss_code, self.z, p.y, p.sample_weight) / n
                   + group_penalty_value(self.w, self.groups, p.lam))
+        if p.lam == 0.0:  # RCDS on a smooth f: no dual, report the optimality violation
+            return primal, None, self.kkt_violation()
         alpha = dual_point_from_margins(p.loss_code, self.z, p.y, p.sample_weight)
         u = p.design.rmatvec(alpha) / n
         dn = group_dual_norm(u, self.groups)
