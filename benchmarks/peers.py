@@ -575,10 +575,11 @@ class Cdlearn(Peer):
     budget_kind = "iter"
     tight_budget = 100_000
 
-    def __init__(self, objective, solver="auto", sampling="importance"):
+    def __init__(self, objective, solver="auto", sampling=None):
+        # sampling=None: the library's default (what a user gets), no name suffix
         self.solver = solver
         self.sampling = sampling
-        suffix = "" if sampling == "importance" else f"-{sampling}"
+        suffix = "" if sampling is None else f"-{sampling}"
         self.name = f"cdlearn-{solver}{suffix}"
         super().__init__(objective)
 
@@ -610,8 +611,10 @@ class Cdlearn(Peer):
     def train(self, X, y, budget, tol=1e-12, **kw):
         import cdlearn
 
+        if self.sampling is not None:
+            kw["sampling"] = self.sampling
         return cdlearn.solve(X, y, **self.obj.solve_kwargs(), solver=self.solver,
-                             sampling=self.sampling, tol=tol, max_epochs=int(budget), **kw)
+                             tol=tol, max_epochs=int(budget), **kw)
 
     def extract(self, res):
         return res.w, res.intercept
@@ -651,10 +654,16 @@ def all_peers(obj: Objective) -> list[Peer]:
 
 
 def cdlearn_variants(obj: Objective) -> list[Cdlearn]:
-    """cdlearn "auto" first, then the explicit methods that apply."""
+    """cdlearn "auto" first (default sampling), then the explicit methods that apply.
+
+    Without a suffix a method runs with the library's default sampling
+    (uniform, with replacement); ``-cyclic`` / ``-importance`` / ``-shuffle`` (a
+    fresh random permutation every epoch) name the others.
+    """
     out = [Cdlearn(obj, "auto")]
-    for solver, sampling in (("primal-cd", "importance"), ("primal-cd", "cyclic"),
-                             ("dual-cd", "importance")):
+    for solver, sampling in (("primal-cd", None), ("primal-cd", "cyclic"),
+                             ("primal-cd", "importance"), ("dual-cd", None),
+                             ("dual-cd", "shuffle"), ("dual-cd", "importance")):
         try:
             out.append(Cdlearn(obj, solver, sampling))
         except ValueError:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-UNIFORM, IMPORTANCE, CYCLIC = 0, 1, 2
-SAMPLING_CODES = {"uniform": UNIFORM, "importance": IMPORTANCE, "cyclic": CYCLIC}
+UNIFORM, IMPORTANCE, CYCLIC, SHUFFLE = 0, 1, 2, 3
+SAMPLING_CODES = {"uniform": UNIFORM, "importance": IMPORTANCE, "cyclic": CYCLIC,
+                  "shuffle": SHUFFLE}
 
 
 # --------------------------------------------------------------------------- RNG
@@ -85,10 +86,33 @@ def alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 @njit(cache=True)
+def shuffle(state, perm):
+    """Fisher–Yates: a uniformly random permutation of ``perm`` in place."""
+    for k in range(perm.shape[0] - 1, 0, -1):
+        r = next_index(state, k + 1)
+        tmp = perm[k]
+        perm[k] = perm[r]
+        perm[r] = tmp
+
+
+@njit(cache=True)
 def draw(state, mode, prob, alias, n, counter):
-    """One coordinate: uniform, alias-table (importance/power) or cyclic (``counter``)."""
+    """One coordinate: uniform, alias-table (importance/power), cyclic or shuffled.
+
+    ``counter`` is the number of steps so far. ``CYCLIC`` takes ``counter mod n``;
+    ``SHUFFLE`` (random reshuffling: sampling *without* replacement, every
+    coordinate once per epoch in a fresh random order) reads ``alias`` as the
+    permutation, an int array of length ``n``, and reshuffles it at the start
+    of every epoch (``counter mod n == 0``). ``UNIFORM`` draws with replacement,
+    as the papers' serial uniform sampling does.
+    """
     if mode == CYCLIC:
         return counter % n
+    if mode == SHUFFLE:
+        k = counter % n
+        if k == 0:
+            shuffle(state, alias)
+        return alias[k]
     k = next_index(state, n)
     if mode == UNIFORM:
         return k

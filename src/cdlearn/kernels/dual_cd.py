@@ -14,6 +14,7 @@ which the step would be n times too short). Cost O(nnz of row i).
 
 import math
 
+import numpy as np
 from numba import njit
 
 from cdlearn.losses import (
@@ -23,10 +24,11 @@ from cdlearn.losses import (
     dual_slope,
     loss_derivative,
 )
-from cdlearn.penalties import soft_threshold
-from cdlearn.sampling import draw, draw_without_replacement, next_index
+from cdlearn.sampling import CYCLIC, draw_without_replacement, next_index
 
-from .views import slice_dot
+from .views import draw_ahead, first_draws, prefetch, prefetch_slice, slice_dot
+
+u64 = np.uint64
 
 EXACT_STEP, FIXED_STEP = 0, 1
 
@@ -40,16 +42,41 @@ def _dual_step(loss_code, step_mode, eta, a, z, y, c):
 
 @njit(cache=True)
 def _apply_row(data, indices, indptr, i, scale, v, w, kappa):
-    """v += scale·x_i and w = soft(v, κ) on the row's support."""
-    start, end = indptr[i], indptr[i + 1]
-    dense = indices.shape[0] == 0
-    for k in range(start, end):
-        j = k - start if dense else indices[k]
-        v[j] += scale * data[k]
-        w[j] = soft_threshold(v[j], kappa)
+    """v += scale·x_i and w = soft(v, κ) on the row's support.
+
+    Branch-free: ``soft(x, κ) = max(x - κ, 0) + min(x + κ, 0)`` (the sign of
+    ``v_j`` is unpredictable, and a mispredicted branch per entry cost more
+    than the rest of the update); ``w = v`` when κ = 0 (l2).
+    """
+    start, end = u64(indptr[i]), u64(indptr[i + 1])
+    if indices.shape[0] == 0:
+        if kappa == 0.0:
+            for k in range(start, end):
+                j = k - start
+                x = v[j] + scale * data[k]
+                v[j] = x
+                w[j] = x
+        else:
+            for k in range(start, end):
+                j = k - start
+                x = v[j] + scale * data[k]
+                v[j] = x
+                w[j] = max(x - kappa, 0.0) + min(x + kappa, 0.0)
+    elif kappa == 0.0:
+        for k in range(start, end):
+            j = u64(indices[k])
+            x = v[j] + scale * data[k]
+            v[j] = x
+            w[j] = x
+    else:
+        for k in range(start, end):
+            j = u64(indices[k])
+            x = v[j] + scale * data[k]
+            v[j] = x
+            w[j] = max(x - kappa, 0.0) + min(x + kappa, 0.0)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dual_cd_epoch(
     data, indices, indptr, y, sw, alpha, v, w, eso, inv_l2n, kappa, loss_code,
     step_mode, eta, intercept, mode, prob, alias, n_updates, rng, counter, tau, perm, deltas,
@@ -65,15 +92,25 @@ def dual_cd_epoch(
     entries = 0
     updates = 0
     if tau <= 1:
-        for _ in range(n_updates):
-            i = draw(rng, mode, prob, alias, n, counter)
+        i_next, i_after = first_draws(rng, mode, prob, alias, n, counter, n_updates)
+        for it in range(n_updates):
+            i = i_next
+            i_next = i_after
+            if it + 2 < n_updates:
+                i_after = draw_ahead(rng, mode, prob, alias, n, counter + 2, indptr, alpha)
+                if mode != CYCLIC:
+                    prefetch(y, i_after)
+                    prefetch(sw, i_after)
+                    prefetch(eso, i_after)
+            if it + 1 < n_updates and mode != CYCLIC:
+                prefetch_slice(data, indices, indptr, i_next)
             counter += 1
             s = sw[i]
             if s == 0.0:
                 continue
             entries += indptr[i + 1] - indptr[i]
             z = slice_dot(data, indices, indptr, i, w) + intercept
-            a = alpha[i] / s
+            a = alpha[i] if s == 1.0 else alpha[i] / s
             eta_i = eta[i] if step_mode == FIXED_STEP else 0.0
             a_new = _dual_step(loss_code, step_mode, eta_i, a, z, y[i], s * eso[i] * inv_l2n)
             step = s * (a_new - a)
@@ -188,7 +225,7 @@ def _pair_step(loss_code, ai, aj, yi, yj, si, sj, zdiff, q):
     return delta
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dual_cd_pair_epoch(
     data, indices, indptr, y, sw, alpha, v, w, sq_norms, inv_l2n, kappa, loss_code,
     n_pairs, rng,

@@ -57,7 +57,7 @@ def rebuild_support(w, supp, pos, n_supp):
     n_supp[0] = k
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def primal_cd_shrinking_epoch(
     data, indices, indptr, y, sw, z, w, lips, l1, l2, loss_code, n_updates, rng, counter,
     q, start, supp, pos, n_supp, intercept, intercept_lips, newton,

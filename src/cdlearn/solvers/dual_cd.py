@@ -2,7 +2,8 @@
 
 Every loss, including the hinge, with a strongly convex penalty (``l2``, or
 ``elastic_net`` with ``l1_ratio < 1`` through prox-SDCA's smoothed conjugate).
-Samplings: ``uniform``, ``importance`` (face-off eq. (14):
+Samplings: ``uniform`` (with replacement), ``shuffle`` (a random permutation
+every epoch), ``importance`` (face-off eq. (14):
 ``q_i ∝ β s_i v_i + λ2 n``; for the non-smooth hinge β = 1 is used, a
 heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 :func:`cdlearn.sampling.eso_tau_nice`. The logistic step is the exact
@@ -30,6 +31,7 @@ from ..penalties import soft_threshold_array
 from ..sampling import (
     CYCLIC,
     IMPORTANCE,
+    SHUFFLE,
     UNIFORM,
     alias_table,
     eso_tau_nice,
@@ -71,13 +73,17 @@ class DualCDState:
         self.inv_l2n = 1.0 / (p.l2 * n)
         self.kappa = p.l1 / p.l2
 
-        self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC}.get(sampling, IMPORTANCE)
+        self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC, "shuffle": SHUFFLE}.get(
+            sampling, IMPORTANCE)
         lips = beta * p.sample_weight * self.eso / n  # L_i of the dual coordinate, /λ-free units
         if self.mode == IMPORTANCE:
             q = importance_probabilities(lips, p.l2)
             q[p.sample_weight == 0] = 0.0
             self.prob, self.alias = alias_table(q)
             q = q / q.sum()
+        elif self.mode == SHUFFLE:  # the kernel's draw() keeps the permutation in `alias`
+            self.prob, self.alias = np.ones(1), np.arange(n, dtype=np.int64)
+            q = np.full(n, 1.0 / n)
         else:
             self.prob, self.alias = np.ones(1), np.zeros(1, dtype=np.int64)
             q = np.full(n, 1.0 / n)

@@ -4,8 +4,9 @@ Smooth losses with the ``none``, ``l2``, ``l1`` and ``elastic_net`` penalties.
 Coordinate j uses the Lipschitz constant ``L_j = β Σ_i s_i X_ij² / n``
 (``β u_j / n`` with the serial ESO ``u = Diag(XᵀX)``, face-off eq. (7)), or the
 τ-nice ESO of :func:`cdlearn.sampling.eso_tau_nice` when ``batch_size > 1``.
-Samplings: ``uniform``, ``importance`` (eq. (14): ``p_j ∝ L_j + λ2``),
-``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``, ``shrinking`` (RCDC §6.1
+Samplings: ``uniform`` (with replacement, as in the papers), ``shuffle`` (a
+fresh random permutation every epoch: without replacement), ``importance``
+(eq. (14): ``p_j ∝ L_j + λ2``), ``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``, ``shrinking`` (RCDC §6.1
 q-shrinking: from epoch ``shrink_start`` on, with probability ``shrink_q`` the
 coordinate is drawn uniformly from the support of ``w``, else uniformly from all;
 see :mod:`cdlearn.kernels.primal_shrinking`).
@@ -33,7 +34,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..kernels.primal_cd import primal_cd_epoch
+from ..kernels.primal_cd import (
+    logistic_error_probabilities,
+    primal_cd_epoch,
+    primal_cd_logistic_epoch,
+    primal_cd_squared_epoch,
+)
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
 from ..losses import LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_from_primal, primal_value
@@ -41,6 +47,7 @@ from ..penalties import coordinate_violations
 from ..sampling import (
     CYCLIC,
     IMPORTANCE,
+    SHUFFLE,
     UNIFORM,
     alias_table,
     eso_tau_nice,
@@ -54,6 +61,18 @@ from .intercept import refresh_margins
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
 RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
+
+
+def weighted_column_abs_cubes(problem: Problem) -> np.ndarray:
+    """Σ_i s_i |X_ij|³ for every column j (the logistic kernel's line-search bound)."""
+    design, sw = problem.design, problem.sample_weight
+    M = design.to_scipy()
+    if design.is_sparse:
+        A = abs(M)
+        cube = A.multiply(A).multiply(A)
+    else:
+        cube = np.abs(np.asarray(M, dtype=np.float64)) ** 3
+    return np.asarray(cube.T @ sw, dtype=np.float64).ravel()
 
 
 def weighted_column_sq_norms(problem: Problem) -> np.ndarray:
@@ -87,7 +106,8 @@ class PrimalCDState:
         self.lips = beta * eso / n
         self.lips[p.design.col_nnz == 0] = 0.0
 
-        self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC}.get(sampling, IMPORTANCE)
+        self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC, "shuffle": SHUFFLE}.get(
+            sampling, IMPORTANCE)
         if sampling in ("importance", "power"):
             active = self.lips > 0
             if not np.any(active):
@@ -97,6 +117,8 @@ class PrimalCDState:
             else:
                 probs = power_probabilities(self.lips, power)
             self.prob, self.alias = alias_table(probs)
+        elif self.mode == SHUFFLE:  # the kernel's draw() keeps the permutation in `alias`
+            self.prob, self.alias = np.ones(1), np.arange(d, dtype=np.int64)
         else:
             self.prob, self.alias = np.ones(1), np.zeros(1, dtype=np.int64)
         self.rng = make_rng_state(seed)
@@ -113,6 +135,18 @@ class PrimalCDState:
         self.z = p.design.matvec(self.w) + self._intercept[0]
         self._checks = 0
         self._deriv = np.empty(n)
+        # logistic + Newton + serial: the kernel with cached σ(-y z) (kernels.primal_cd)
+        self.fast_logistic = (p.loss == "logistic" and self.newton
+                              and sampling != "shrinking")
+        # squared + serial: the kernel without per-entry branches on the loss
+        self.fast_squared = (p.loss == "squared" and self.tau <= 1
+                             and sampling != "shrinking")
+        if self.fast_squared:
+            self.unit_weights = bool(np.all(p.sample_weight == 1.0))
+        if self.fast_logistic:
+            self.cube = weighted_column_abs_cubes(p) / n
+            self.perr = np.empty(n)
+            logistic_error_probabilities(self.z, p.y, self.perr)
         self.shrinking = sampling == "shrinking"
         if self.shrinking:
             q = float(shrink_q)
@@ -143,6 +177,20 @@ class PrimalCDState:
                 self._intercept, self.intercept_lips, self.newton,
             )
             return entries, updates
+        if self.fast_logistic:
+            entries, updates, self.counter = primal_cd_logistic_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.perr, self.w,
+                self.lips, self.cube, p.l1, p.l2, self.mode, self.prob, self.alias,
+                p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
+            )
+            return entries, updates
+        if self.fast_squared:
+            entries, updates, self.counter = primal_cd_squared_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.unit_weights, self.z,
+                self.w, self.lips, p.l1, p.l2, self.mode, self.prob, self.alias,
+                p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
+            )
+            return entries, updates
         entries, updates, self.counter = primal_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
             p.l1, p.l2, p.loss_code, self.mode, self.prob, self.alias, p.n_features,
@@ -158,6 +206,8 @@ class PrimalCDState:
         p = self.problem
         self._checks += 1
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
+        if self.fast_logistic:  # the margins may have moved (intercept, resync)
+            logistic_error_probabilities(self.z, p.y, self.perr)
         primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         if p.l1 == 0.0 and p.l2 == 0.0:
             return primal, None, self.kkt_violation()
@@ -179,6 +229,10 @@ class PrimalCDState:
         w, b = snap
         self.w[:] = w
         self._intercept[0] = b
+        p = self.problem
+        self.z = p.design.matvec(self.w) + b
+        if getattr(self, "fast_logistic", False):
+            logistic_error_probabilities(self.z, p.y, self.perr)
         if self.shrinking:
             rebuild_support(self.w, self.supp, self.pos, self.n_supp)
 
