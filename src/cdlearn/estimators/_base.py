@@ -5,8 +5,9 @@ on one validated :class:`~cdlearn.data.Design` (one per target column or, for
 classifiers, one binary problem per class). The method is resolved once
 (``solver="auto"`` is the face-off choice of :func:`cdlearn.api.auto_solver`),
 the view it walks is built once, and the problems run sequentially or, with
-``n_jobs``, in joblib worker processes (numba kernels hold the GIL, so
-threads would not overlap).
+``n_jobs``, on threads sharing the design (the numba kernels release the GIL;
+:func:`cdlearn.multiclass.run_many`, the same fan-out as ``cdlearn.solve``'s
+one-vs-rest).
 """
 
 from __future__ import annotations
@@ -14,20 +15,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data import check_positive
-from ..paths import (
-    prebuild_views,
-    reemit,
-    resolve_solver,
-    solve_captured,
-    warm_start_kwargs,
-)
+from ..multiclass import prebuild, run_many
+from ..paths import resolve_solver, warm_start_kwargs
 
 ACCEPT_SPARSE = ("csr", "csc")
 DTYPES = (np.float64, np.float32)
@@ -40,41 +35,28 @@ def seed_from(random_state):
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-def _solve_task(design, y, sw, kw):
-    return solve_captured(design, y, sample_weight=sw, **kw)
-
-
 def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_ratio,
                  fit_intercept, solver, options, warm=None, n_jobs=None):
     """Solve one problem per target on a shared design; returns ``(results, solver_name)``.
 
     ``warm`` is a list (one per target) of dicts ``{w, intercept, alpha}`` or None.
+    The problems run on :func:`cdlearn.multiclass.run_many`'s thread pool (the
+    mechanism of ``cdlearn.solve``'s one-vs-rest), ``n_jobs`` threads in
+    scikit-learn's convention (None: 1, -1: all cores).
     """
     method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
                             sample_weight=sample_weights[0])
-    prebuild_views(design, method)
+    prebuild(design, method)
     kws = []
     for k, y in enumerate(targets):
         kw = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio, solver=method,
-                  fit_intercept=fit_intercept, **options)
+                  fit_intercept=fit_intercept, sample_weight=sample_weights[k], **options)
         if warm is not None and warm[k] is not None:
             kw.update(warm_start_kwargs(design, y, sample_weights[k], solver=method, loss=loss,
                                         **warm[k]))
         kws.append(kw)
-    jobs = min(effective_n_jobs(n_jobs), len(targets))
-    if jobs > 1:
-        out = Parallel(n_jobs=jobs)(
-            delayed(_solve_task)(design, y, sw, kw)
-            for y, sw, kw in zip(targets, sample_weights, kws, strict=True)
-        )
-    else:
-        out = [_solve_task(design, y, sw, kw)
-               for y, sw, kw in zip(targets, sample_weights, kws, strict=True)]
-    results = []
-    for res, caught in out:
-        reemit(caught, stacklevel=4)
-        results.append(res)
+    results = run_many(design, targets, kws, n_jobs=1 if n_jobs is None else n_jobs)
     return results, method
 
 

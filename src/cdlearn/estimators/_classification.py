@@ -2,7 +2,8 @@
 
 Each minimises ``1/n Σ s_i φ(y_i(x_iᵀw + b)) + λ g(w)`` per binary problem
 with :func:`cdlearn.solve`, ``y_i ∈ {-1, +1}``; with ``K > 2`` classes, one
-problem "class k vs rest" per class (OvR), solved in parallel with ``n_jobs``.
+problem "class k vs rest" per class (OvR), solved in parallel with ``n_jobs``
+threads by the same fan-out as ``cdlearn.solve``'s multiclass one-vs-rest.
 """
 
 from __future__ import annotations
@@ -114,7 +115,8 @@ _COMMON_PARAMS = """
     random_state : int, RandomState or None, default=None
         Seed of the coordinate sampling.
     n_jobs : int or None, default=None
-        Processes for the one-vs-rest problems (None: 1, -1: all cores).
+        Threads for the one-vs-rest problems (None: 1, -1: all cores); they share
+        the data (:func:`cdlearn.multiclass.run_many`, as ``cdlearn.solve`` does).
     solver : str, default="auto"
         ``"auto"`` (face-off choice), ``"primal-cd"`` or ``"dual-cd"``.
     sampling : str, default="uniform"

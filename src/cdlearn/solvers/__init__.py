@@ -6,6 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import block_cd, dual_cd, full_gradient, greedy_cd, primal_cd
+from . import dgpd as dgpd_solver
+from . import spdc as spdc_solver
 from .base import Problem, SolveResult, Trace, run
 
 
@@ -57,7 +59,7 @@ SOLVERS: dict[str, SolverSpec] = {
     "block-cd": SolverSpec(
         "block-cd", block_cd.SUPPORTED_LOSSES, block_cd.SUPPORTED_PENALTIES,
         block_cd.BlockCDState, note="; block-cd solves penalty='group_l2' (RCDC over groups)",
-        options=("block_probs",),
+        options=("block_probs", "block_norm"),
     ),
     "fista": SolverSpec(
         "fista", full_gradient.SUPPORTED_LOSSES, full_gradient.SUPPORTED_PENALTIES,
@@ -74,6 +76,18 @@ SOLVERS: dict[str, SolverSpec] = {
         "ascd", greedy_cd.SUPPORTED_LOSSES, greedy_cd.SUPPORTED_PENALTIES,
         greedy_cd.build_ascd, note="; scd/ascd take the squared and logistic losses",
         options=greedy_cd.ASCD_OPTIONS,
+    ),
+    "spdc": SolverSpec(
+        "spdc", spdc_solver.SUPPORTED_LOSSES, spdc_solver.SUPPORTED_PENALTIES,
+        spdc_solver.SPDCState,
+        note="; spdc (Zhang & Xiao 2014) needs a smooth loss and a strongly convex penalty",
+        options=spdc_solver.OPTIONS,
+    ),
+    "dgpd": SolverSpec(
+        "dgpd", dgpd_solver.SUPPORTED_LOSSES, dgpd_solver.SUPPORTED_PENALTIES,
+        dgpd_solver.DGPDState,
+        note="; dgpd (Lei et al. 2017) needs a smooth loss and μ = l2 > 0 (l2 or elastic_net)",
+        options=dgpd_solver.OPTIONS,
     ),
 }
 

@@ -1,0 +1,610 @@
+"""Reproductions of Lei, Yen, Wu, Dhillon & Ravikumar, *Doubly Greedy Primal-Dual Coordinate
+Descent for Sparse Empirical Risk Minimization* (ICML 2017), §5.
+
+``dgpd-fig1``: relative objective ``(P − P*)/P*`` against training time and
+against iterations for DGPD (with active sets, Algorithm 2, 5 rounds per
+search), PrimalRCD (``primal-cd``), DualRCD (``dual-cd``, SDCA) and SPDC, at
+λ = 0.1, μ = 0.01 (Figure 1) and on the appendix grid λ ∈ {0.1, 0.01} ×
+μ ∈ {1, 0.1, 0.01}. ``dgpd-table2``: the data statistics of Table 2 with the
+numbers of nonzero primal and dual variables of DGPD at λ = 0.1, μ = 0.01.
+
+Objective mapping. The paper writes ``P(x) = 1/n Σ φ_i(a_iᵀx) + g(x)``,
+``g = μ/2‖x‖² + λ‖x‖₁`` (eq. (1)), but its experiments cannot use that
+scaling: with the 1/n average, λ = 0.1 and features of norm ≤ 1 (RF, RB, unit
+text rows) the optimum is ``x = 0`` with every dual variable nonzero (checked
+in the note: 0 nonzeros primal, n dual), while Table 2 reports ~1,700 nonzero
+primal and far fewer nonzero dual variables than samples. The numbers fit the
+*summed* loss of the authors' PD-Sparse code, ``Σ_i φ_i(a_iᵀx) + μ/2‖x‖² + λ‖x‖₁``,
+which is ``n`` times cdlearn's ``P`` with ``λ1 = λ/n`` and ``λ2 = μ/n``, i.e.
+``penalty="elastic_net", lam=(λ+μ)/n, l1_ratio=λ/(λ+μ)``. The relative
+objective is the same under both scalings. The loss is the smooth hinge (the
+paper's §3 choice).
+
+Datasets (MNIST, Aloi, RCV1-regions and sector are not available here):
+scikit-learn's ``digits`` (8×8 images, 10 classes) mapped with Random Fourier
+features (RBF kernel, dense) and Random Binning features (Laplacian kernel,
+sparse) from :mod:`cdlearn.features`, solved one-vs-rest over the 10 classes
+as the paper's multiclass sets; and ``news20`` binarized (classes 1-10 vs
+11-20, rows scaled to unit length) in place of RCV1-regions / sector.
+Multiclass curves add the per-class objectives and times (each class run
+for the same number of epochs; a class that reached its target keeps its
+last value and stops adding time).
+
+Time is the time spent in the methods' epochs (kernel calls), not in the
+objective evaluations made to draw the curves. One "iteration" is, as in the
+paper, one pass over all variables for the baselines (an epoch: n dual or d
+primal coordinate steps) and one search + 5 rounds over the active sets for DGPD.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import register
+
+DGPD_PAPER = ("Lei, Yen, Wu, Dhillon & Ravikumar, Doubly Greedy Primal-Dual Coordinate "
+              "Descent for Sparse Empirical Risk Minimization (ICML 2017)")
+LAMS = (0.1, 0.01)
+MUS = (1.0, 0.1, 0.01)
+MAIN = (0.1, 0.01)
+TARGET = 1e-4
+LOSS = "smooth_hinge"
+#: sizes and budgets of the quick (CI) and the full run
+QUICK = dict(digits_rows=400, n_rf=100, n_rb=20, digit_classes=(0, 1, 2), news_rows=800,
+             repeats=1, ref_tol=1e-9, stop_rel=1e-5, max_epochs=200, max_seconds=np.inf,
+             table_epochs=200)
+FULL = dict(digits_rows=None, n_rf=2000, n_rb=300, digit_classes=tuple(range(10)),
+            news_rows=None, repeats=3, ref_tol=1e-10, stop_rel=1e-6, max_epochs=100_000,
+            max_seconds=120.0, table_epochs=5000)
+#: label -> (cdlearn solver, options)
+METHODS = {
+    "DGPD": ("dgpd", {"active_set": True}),
+    "PrimalRCD": ("primal-cd", {"sampling": "uniform"}),
+    "DualRCD": ("dual-cd", {"sampling": "uniform"}),
+    "SPDC": ("spdc", {}),
+}
+#: Table 2 of the paper (λ = 0.1, μ = 0.01)
+PAPER_TABLE2 = [
+    ("Mnist-RF", "10,000", "10,000", "58,000", "2,000", 10, "1,730", "2,000"),
+    ("Aloi-RF", "10,000", "10,000", "90,000", "8,000", 1000, "891", "1,428"),
+    ("Mnist-RB", "1,572,556", "1,000", "58,000", "2,000", 10, "1,733", "1,208"),
+    ("Aloi-RB", "636,910", "200", "90,000", "8,000", 1000, "1,032", "782"),
+    ("RCV1-Regions", "47,236", "68.38", "199,328", "23,149", 225, "1,123", "1,447"),
+    ("Sector", "55,197", "162.94", "7,793", "961", 105, "610", "655"),
+]
+
+
+def paper_penalty(lam: float, mu: float, n: int) -> dict:
+    """cdlearn's penalty for the paper's ``Σ φ_i + μ/2‖x‖² + λ‖x‖₁`` (divided by n)."""
+    return dict(penalty="elastic_net", lam=(lam + mu) / n, l1_ratio=lam / (lam + mu))
+
+
+@dataclass
+class Dataset:
+    name: str
+    X: object            # training design (ndarray or CSR)
+    y: np.ndarray        # training labels: class ids (OvR) or ±1 (binary)
+    X_test: object
+    y_test: np.ndarray
+    classes: list        # labels of the one-vs-rest problems; [None] for a binary set
+    source: str
+
+    def targets(self):
+        """(class label, ±1 targets) of each binary problem."""
+        if self.classes == [None]:
+            return [(None, self.y)]
+        return [(c, np.where(self.y == c, 1.0, -1.0)) for c in self.classes]
+
+
+def _unit_rows(X):
+    X = sp.csr_matrix(X, dtype=np.float64)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    return sp.csr_matrix(sp.diags(1.0 / norms) @ X)
+
+
+def _split(n, n_test, seed=0):
+    perm = np.random.default_rng(seed).permutation(n)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def digits_datasets(cfg) -> list[Dataset]:
+    """digits with RF (dense) and RB (sparse) features, 10% test rows, OvR classes."""
+    from sklearn.datasets import load_digits
+
+    from ..features import RandomBinningFeatures, RandomFourierFeatures
+
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0  # pixels in [0, 1]
+    if cfg["digits_rows"] is not None:
+        keep = np.sort(np.random.default_rng(0).choice(X.shape[0], cfg["digits_rows"],
+                                                       replace=False))
+        X, y = X[keep], y[keep]
+    train, test = _split(X.shape[0], X.shape[0] // 10)
+    classes = list(cfg["digit_classes"])
+    n_rf, n_rb = cfg["n_rf"], cfg["n_rb"]
+    # kernel widths: median heuristic of the pixel distances (‖x-y‖² ≈ 30, ‖x-y‖₁ ≈ 40)
+    rf = RandomFourierFeatures(n_components=n_rf, gamma=1.0 / 30.0, random_state=0).fit(X[train])
+    rb = RandomBinningFeatures(n_components=n_rb, sigma=10.0, random_state=0).fit(X[train])
+    out = []
+    for name, tr, desc in (
+        ("digits-RF", rf, f"digits, Random Fourier features (RBF, γ = 1/30), D = {n_rf}"),
+        ("digits-RB", rb, f"digits, Random Binning features (Laplacian, σ = 10), "
+                          f"{n_rb} grids"),
+    ):
+        Xtr = tr.transform(X[train])
+        Xte = tr.transform(X[test])
+        if sp.issparse(Xtr):
+            Xtr, Xte = sp.csr_matrix(Xtr), sp.csr_matrix(Xte)
+        out.append(Dataset(name, Xtr, y[train], Xte, y[test], classes, desc))
+    return out
+
+
+def news20_dataset(cfg) -> Dataset | None:
+    """news20 binarized (1-10 vs 11-20), unit rows; 10% test rows. None if absent."""
+    from .faceoff import load_dataset
+
+    try:
+        X, y = load_dataset("news20")
+    except Exception:  # absent and no network: the figure goes without it
+        return None
+    X = _unit_rows(X)
+    n = X.shape[0]
+    rows = cfg["news_rows"]
+    if rows is not None and rows < n:
+        keep = np.sort(np.random.default_rng(0).choice(n, size=rows, replace=False))
+        X, y = X[keep], y[keep]
+        n = X.shape[0]
+        X = X[:, np.flatnonzero(X.getnnz(axis=0))]
+    train, test = _split(n, n // 10)
+    return Dataset("news20-binary", sp.csr_matrix(X[train]), y[train], sp.csr_matrix(X[test]),
+                   y[test], [None],
+                   "news20 (LIBSVM multiclass) binarized: classes 1-10 vs 11-20, rows scaled "
+                   "to unit length" + ("" if rows is None else f"; {rows:,} random documents"))
+
+
+def all_datasets(cfg) -> list[Dataset]:
+    sets = digits_datasets(cfg)
+    news = news20_dataset(cfg)
+    return sets + ([news] if news is not None else [])
+
+
+# --------------------------------------------------------------------------- one run
+def _build(design, y, method, pen, seed):
+    from ..api import make_problem
+    from ..solvers import SOLVERS
+
+    solver, opts = METHODS[method]
+    problem = make_problem(design, y, loss=LOSS, **pen)
+    return problem, SOLVERS[solver].build(problem, seed=seed, **opts)
+
+
+def run_method(design, y, method, pen, f_star, *, stop_rel, max_epochs, max_seconds, seed=0):
+    """Epochs of ``method`` until ``(P − f*)/f* ≤ stop_rel``; rows per epoch.
+
+    Rows: ``(iterations, passes, seconds, primal, nnz_primal, nnz_dual)``; seconds
+    count only the epochs (kernel calls).
+    """
+    from ..objectives import primal_value
+
+    problem, state = _build(design, y, method, pen, seed)
+    nnz = max(design.nnz, 1)
+    p0 = primal_value(problem.loss_code, np.zeros(design.n_samples), problem.y,
+                      problem.sample_weight, np.zeros(1), 0.0, 0.0)
+    rows = [(0, 0.0, 0.0, p0, 0, 0)]
+    seconds = passes = 0.0
+    for epoch in range(1, max_epochs + 1):
+        t0 = time.perf_counter()
+        entries, _ = state.run_epoch()
+        seconds += time.perf_counter() - t0
+        passes += entries / nnz
+        w, alpha, _ = state.iterate()
+        z = design.matvec(w)
+        primal = primal_value(problem.loss_code, z, problem.y, problem.sample_weight, w,
+                              problem.l1, problem.l2)
+        iters = getattr(state, "iterations", epoch) if method == "DGPD" else epoch
+        rows.append((iters, passes, seconds, primal, int(np.count_nonzero(w)),
+                     int(np.count_nonzero(alpha)) if alpha is not None else -1))
+        if not np.isfinite(primal):
+            raise FloatingPointError(f"{method} diverged at epoch {epoch}")
+        if (primal - f_star) / f_star <= stop_rel or seconds > max_seconds:
+            break
+    return rows
+
+
+def reference_optimum(design, y, pen, tol) -> float:
+    """P* from dual CD run to a duality gap ≤ tol·P(0) (an upper bound within that gap)."""
+    from ..api import solve
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = solve(design, y, loss=LOSS, solver="dual-cd", tol=tol, max_epochs=100_000, **pen)
+    return res.primal
+
+
+def aggregate(per_class_rows, f_stars):
+    """OvR sum of per-class traces aligned by epoch (a finished class keeps its last row).
+
+    Returns arrays: iterations (mean over classes), passes (mean), seconds (sum),
+    relative objective of the summed objective, nnz primal (sum), nnz dual (sum).
+    """
+    length = max(len(r) for r in per_class_rows)
+    arr = []
+    for rows in per_class_rows:
+        a = np.array(rows, dtype=np.float64)
+        if a.shape[0] < length:
+            a = np.vstack([a, np.repeat(a[-1:], length - a.shape[0], axis=0)])
+        arr.append(a)
+    arr = np.stack(arr)  # (classes, epochs, 6)
+    f = float(np.sum(f_stars))
+    rel = (arr[:, :, 3].sum(axis=0) - f) / f
+    return dict(iterations=arr[:, :, 0].mean(axis=0), passes=arr[:, :, 1].mean(axis=0),
+                seconds=arr[:, :, 2].sum(axis=0), rel=rel, nnz_primal=arr[:, :, 4].sum(axis=0),
+                nnz_dual=arr[:, :, 5].sum(axis=0))
+
+
+def first_reach(curve, key, target=TARGET):
+    hit = np.flatnonzero(curve["rel"] <= target)
+    return float(curve[key][hit[0]]) if hit.size else float("nan")
+
+
+def _warm_up():
+    """Compile / load every method's kernel once, outside the timings."""
+    from ..data import as_design
+
+    rng = np.random.default_rng(0)
+    for X in (rng.random((20, 5)), sp.csr_matrix(rng.random((20, 5)))):
+        y = np.where(rng.random(20) < 0.5, -1.0, 1.0)
+        d = as_design(X)
+        for m in METHODS:
+            run_method(d, y, m, paper_penalty(0.1, 0.01, 20), 1e-12, stop_rel=0.0,
+                       max_epochs=2, max_seconds=1.0)
+
+
+def run_grid(datasets, grid, cfg, *, methods=tuple(METHODS), log=print):
+    """Every (dataset, λ, μ, method, repeat): aggregated curves and per-class f*.
+
+    Repeats (``cfg["repeats"]``, seeds 0, 1, ...) only at the main point (λ=0.1, μ=0.01).
+    """
+    from ..data import as_design
+
+    ref_tol, stop_rel = cfg["ref_tol"], cfg["stop_rel"]
+    max_epochs, max_seconds = cfg["max_epochs"], cfg["max_seconds"]  # per binary problem
+    results = []
+    for ds in datasets:
+        design = as_design(ds.X)
+        n = design.n_samples
+        problems = ds.targets()
+        for lam, mu in grid:
+            pen = paper_penalty(lam, mu, n)
+            f_stars = np.array([reference_optimum(design, yk, pen, ref_tol)
+                                for _, yk in problems])
+            repeats = cfg["repeats"] if (lam, mu) == MAIN else 1
+            runs = {}
+            for method in methods:
+                for rep in range(repeats):
+                    per_class = [run_method(design, yk, method, pen, f_stars[k],
+                                            stop_rel=stop_rel, max_epochs=max_epochs,
+                                            max_seconds=max_seconds, seed=rep)
+                                 for k, (_, yk) in enumerate(problems)]
+                    runs[(method, rep)] = per_class
+            # the best value any run reached refines the reference (never above it)
+            for k in range(len(problems)):
+                seen = min(min(r[3] for r in runs[key][k]) for key in runs)
+                f_stars[k] = min(f_stars[k], seen)
+            for (method, rep), per_class in runs.items():
+                curve = aggregate(per_class, f_stars)
+                results.append(dict(dataset=ds.name, lam=lam, mu=mu, method=method, repeat=rep,
+                                    curve=curve, f_star=float(f_stars.sum())))
+            log(f"{ds.name} λ={lam} μ={mu}: done")
+    return results
+
+
+def summarize(results):
+    """Median over repeats of time / iterations / passes to TARGET, per (dataset, λ, μ, method).
+
+    NaN when the median run did not reach the target.
+    """
+    groups = {}
+    for r in results:
+        groups.setdefault((r["dataset"], r["lam"], r["mu"], r["method"]), []).append(r)
+    rows = []
+    for (ds, lam, mu, method), runs in groups.items():
+        # a run that never reached the target counts as +inf in the median
+        med = {}
+        for key in ("seconds", "iterations", "passes"):
+            vals = [first_reach(r["curve"], key) for r in runs]
+            m = float(np.median([v if np.isfinite(v) else np.inf for v in vals]))
+            med[key] = m if np.isfinite(m) else float("nan")
+        final = min(float(r["curve"]["rel"][-1]) for r in runs)
+        rows.append(dict(dataset=ds, lam=lam, mu=mu, method=method, repeats=len(runs),
+                         final_rel=final, **med))
+    return rows
+
+
+def _write_curves(path, results):
+    with open(path, "w", newline="") as fh:
+        wr = csv.writer(fh)
+        wr.writerow(["dataset", "lam", "mu", "method", "repeat", "iterations", "passes",
+                     "seconds", "rel_objective", "nnz_primal", "nnz_dual"])
+        for r in results:
+            c = r["curve"]
+            for k in range(c["rel"].size):
+                wr.writerow([r["dataset"], r["lam"], r["mu"], r["method"], r["repeat"],
+                             f"{c['iterations'][k]:.6g}", f"{c['passes'][k]:.6g}",
+                             f"{c['seconds'][k]:.6g}", f"{c['rel'][k]:.6e}",
+                             int(c["nnz_primal"][k]), int(c["nnz_dual"][k])])
+
+
+def _write_summary(path, rows):
+    with open(path, "w", newline="") as fh:
+        wr = csv.writer(fh)
+        keys = ["dataset", "lam", "mu", "method", "repeats", "seconds", "iterations", "passes",
+                "final_rel"]
+        wr.writerow([k if k not in ("seconds", "iterations", "passes")
+                     else f"median_{k}_to_{TARGET:g}" for k in keys])
+        for r in rows:
+            wr.writerow([r[k] for k in keys])
+
+
+def _plot(results, datasets, grid, path, *, x_keys=("seconds", "iterations")):
+    from ..report import new_figure
+
+    names = [d.name for d in datasets]
+    n_rows = len(grid) * len(x_keys)
+    fig = new_figure(figsize=(4.2 * len(names), 3.2 * n_rows))
+    axes = np.array(fig.subplots(n_rows, len(names), squeeze=False))
+    labels = {"seconds": "time (s)", "iterations": "iterations"}
+    for gi, (lam, mu) in enumerate(grid):
+        for xi, key in enumerate(x_keys):
+            row = gi * len(x_keys) + xi
+            for col, name in enumerate(names):
+                ax = axes[row, col]
+                for method in METHODS:
+                    runs = [r for r in results if r["dataset"] == name and r["lam"] == lam
+                            and r["mu"] == mu and r["method"] == method and r["repeat"] == 0]
+                    if not runs:
+                        continue
+                    c = runs[0]["curve"]
+                    keep = c["rel"] > 1e-12
+                    if key == "seconds":
+                        keep &= c[key] > 0
+                    ax.plot(c[key][keep], c["rel"][keep], label=method, linewidth=1.5)
+                ax.set_yscale("log")
+                if key == "seconds":
+                    ax.set_xscale("log")
+                ax.set_xlabel(labels[key])
+                ax.set_ylabel("relative objective (P − P*)/P*")
+                ax.set_title(f"{name}, λ={lam}, μ={mu}", fontsize="small")
+                ax.grid(True, alpha=0.3)
+                if row == 0 and col == 0:
+                    ax.legend(fontsize="small")
+    fig.savefig(path, dpi=100)
+
+
+def _describe(d) -> str:
+    kind = (f"one-vs-rest over classes {', '.join(map(str, d.classes))}"
+            if d.classes != [None] else "binary")
+    return (f"- **{d.name}**: {d.source}; {d.X.shape[0]:,} training rows, {d.X.shape[1]:,} "
+            f"features, {kind}.")
+
+
+def _fmt(v, spec=".3g"):
+    return "not reached" if not np.isfinite(v) else format(v, spec)
+
+
+@register("dgpd-fig1",
+          title="DGPD Figure 1 (+ appendix B grid): relative objective vs time and iterations",
+          paper=DGPD_PAPER,
+          description="DGPD, PrimalRCD, DualRCD, SPDC; λ ∈ {0.1, 0.01}, μ ∈ {1, 0.1, 0.01}; "
+                      "digits-RF/RB (OvR) and news20 binarized.")
+def run_fig1(out_dir: Path, full: bool) -> Path:
+    """DGPD Figure 1 and the appendix grid (see the module docstring)."""
+    from ..report import write_markdown
+
+    out_dir = Path(out_dir)
+    cfg = FULL if full else QUICK
+    datasets = all_datasets(cfg)
+    grid = [(lam, mu) for lam in LAMS for mu in MUS] if full else [MAIN]
+    _warm_up()
+    results = run_grid(datasets, grid, cfg, log=lambda *_: None)
+    rows = summarize(results)
+    _write_curves(out_dir / "fig1_curves.csv", results)
+    _write_summary(out_dir / "fig1_summary.csv", rows)
+    _plot(results, datasets, [MAIN], out_dir / "fig1.png")
+    if len(grid) > 1:
+        _plot(results, datasets, grid, out_dir / "fig1_appendix.png", x_keys=("seconds",))
+
+    lines = ["| dataset | λ | μ | method | time to 1e-4 (s, median) | iterations | passes | "
+             "best rel. objective |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['dataset']} | {r['lam']} | {r['mu']} | {r['method']} | "
+                     f"{_fmt(r['seconds'])} | {_fmt(r['iterations'])} | {_fmt(r['passes'])} | "
+                     f"{r['final_rel']:.2e} |")
+    speed = []
+    for ds in datasets:
+        for lam, mu in grid:
+            sel = {r["method"]: r for r in rows if r["dataset"] == ds.name and r["lam"] == lam
+                   and r["mu"] == mu}
+            if "DGPD" not in sel:
+                continue
+            best_other = min((sel[m]["seconds"] for m in sel if m != "DGPD"
+                              and np.isfinite(sel[m]["seconds"])), default=float("nan"))
+            d = sel["DGPD"]["seconds"]
+            speed.append((ds.name, lam, mu, d, best_other))
+    def secs(v):
+        return f"{v:.3g} s" if np.isfinite(v) else "not reached"
+
+    sp_lines = [f"- {n}, λ={lam}, μ={mu}: DGPD {secs(d)}, best baseline {secs(b)} "
+                f"(best baseline / DGPD = {_fmt(b / d) if np.isfinite(b / d) else 'n/a'})"
+                for n, lam, mu, d, b in speed]
+    sparsity = []
+    for ds in datasets:
+        runs = [r for r in results if r["dataset"] == ds.name and r["lam"] == MAIN[0]
+                and r["mu"] == MAIN[1] and r["method"] == "DualRCD" and r["repeat"] == 0]
+        if runs:
+            c = runs[0]["curve"]
+            k = len(ds.targets())
+            sparsity.append(
+                f"- {ds.name}: {100 * c['nnz_dual'][-1] / (k * ds.X.shape[0]):.0f}% of the dual "
+                f"and {100 * c['nnz_primal'][-1] / (k * ds.X.shape[1]):.1f}% of the primal "
+                "variables are nonzero at DualRCD's last iterate")
+    body = (
+        f"Run: {'full' if full else 'quick'} (grid: "
+        f"{', '.join(f'(λ={a}, μ={b})' for a, b in grid)}; median over {cfg['repeats']} "
+        f"run(s) at λ=0.1, μ=0.01, one run elsewhere; each binary problem stops at relative "
+        f"objective {cfg['stop_rel']:g}, after {cfg['max_epochs']} epochs or "
+        f"{cfg['max_seconds']:g} s of epochs).\n\n"
+        + "\n".join(lines)
+        + "\n\nDGPD against the fastest baseline (time to relative objective 1e-4):\n\n"
+        + "\n".join(sp_lines)
+        + "\n\nPaper (Figure 1, λ = 0.1, μ = 0.01): DGPD is faster than all baselines on "
+        "every data set, by orders of magnitude on the RB features and RCV1, 'up to 30 "
+        "times' overall; per iteration DGPD is comparable to DualRCD.\n\n"
+        "Reading the results. DGPD with active sets adds one primal and one dual coordinate "
+        "per search, and a search costs about the nonzeros of the active rows and columns "
+        "plus n + d, so it pays off when both solutions are very sparse relative to n and d "
+        "(the paper's premise: e.g. 1,447 nonzero dual variables of 199,328 on RCV1). Here:\n\n"
+        + "\n".join(sparsity)
+        + "\n\nOn small sets a large share of the samples stays active, which is where "
+        "DGPD loses its advantage (news20 at these sizes). SPDC converges in few epochs "
+        "but its lazy sparse update costs far more per nonzero than a dual CD step (each "
+        "touched coordinate is first brought up to date through the elastic-net prox "
+        "recursion), as the DGPD paper notes for SPDC's sparse implementation.\n"
+    )
+    data = "\n".join(_describe(d) for d in datasets)
+    data += ("\n\nSubstitutes: MNIST and Aloi are not available here, digits (1,797 images) "
+             "replaces them with the same RF / RB feature maps; RCV1-regions and sector are "
+             "replaced by news20 binarized. All sets are far smaller than the paper's.")
+    mapping = (
+        "The paper's experiments use the summed loss `Σ φ_i + μ/2‖x‖² + λ‖x‖₁` (with the "
+        "1/n-averaged eq. (1) and λ = 0.1 the optimum is x = 0 on these features, "
+        "contradicting Table 2's nonzero counts); cdlearn solves it as "
+        "`penalty='elastic_net', lam=(λ+μ)/n, l1_ratio=λ/(λ+μ)` with the smooth hinge loss. "
+        "P* is dual CD's solution at a duality gap ≤ "
+        f"{cfg['ref_tol']:g}·P(0) (or the lowest objective any run reached). "
+        "Time counts only the methods' epochs. Iterations: one epoch for the baselines, one "
+        "search + 5 rounds over the active sets for DGPD (as in the paper); multiclass "
+        "curves sum the per-class objectives and times."
+    )
+    write_markdown(out_dir / "README.md", "DGPD Figure 1: relative objective vs time and "
+                   "iterations", [("Result", body), ("Data", data), ("Setup", mapping)])
+    return out_dir
+
+
+def _counts(res):
+    coef = np.atleast_2d(res.coef if hasattr(res, "classes") else res.w)
+    alpha = np.atleast_2d(res.alpha)
+    return int(np.count_nonzero(coef)), int(np.count_nonzero(alpha)), coef.shape[0]
+
+
+def table2_rows(datasets, *, tol=1e-6, max_epochs=5000, n_jobs=None):
+    """Statistics and nonzeros at λ = 0.1, μ = 0.01 (sums over the OvR problems).
+
+    DGPD (active sets) stops at a gap ≤ ``tol``·P(0) or ``max_epochs``; dual CD
+    at a gap ≤ 1e-9·P(0) gives the optimum's counts and the test accuracy, and
+    the same objective with the 1/n-averaged loss is solved for comparison.
+    """
+    from ..api import solve
+    from ..data import as_design
+
+    rows = []
+    for ds in datasets:
+        design = as_design(ds.X)
+        n = design.n_samples
+        pen = paper_penalty(*MAIN, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            dg = solve(design, ds.y, loss=LOSS, solver="dgpd", active_set=True, tol=tol,
+                       max_epochs=max_epochs, n_jobs=n_jobs, **pen)
+            opt = solve(design, ds.y, loss=LOSS, solver="dual-cd", tol=1e-9,
+                        max_epochs=100_000, n_jobs=n_jobs, **pen)
+            mean = solve(design, ds.y, loss=LOSS, solver="dual-cd", tol=1e-9,
+                         max_epochs=100_000, n_jobs=n_jobs, **dict(pen, lam=sum(MAIN)))
+        nzp, nzd, problems = _counts(dg)
+        nzp_opt, nzd_opt, _ = _counts(opt)
+        nzp_mean, nzd_mean, _ = _counts(mean)
+        if hasattr(opt, "classes"):
+            pred = opt.predict(ds.X_test)
+        else:
+            pred = np.where(as_design(ds.X_test).matvec(opt.w) > 0, 1.0, -1.0)
+        rows.append(dict(
+            dataset=ds.name, features=design.n_features, nnz_per_sample=design.nnz / n,
+            train=n, test=ds.X_test.shape[0], classes=len(np.unique(ds.y)),
+            nz_primal=nzp, nz_dual=nzd, problems=problems,
+            converged=bool(np.all(dg.converged)), gap=float(np.max(dg.gap)),
+            nz_primal_opt=nzp_opt, nz_dual_opt=nzd_opt,
+            test_accuracy=float(np.mean(pred == ds.y_test)),
+            nz_primal_mean_scaling=nzp_mean, nz_dual_mean_scaling=nzd_mean,
+        ))
+    return rows
+
+
+@register("dgpd-table2",
+          title="DGPD Table 2: data statistics and #nonzero primal / dual variables of DGPD",
+          paper=DGPD_PAPER,
+          description="λ = 0.1, μ = 0.01; digits-RF/RB (OvR) and news20 binarized.")
+def run_table2(out_dir: Path, full: bool) -> Path:
+    """DGPD Table 2 (see the module docstring)."""
+    from ..report import write_markdown
+
+    out_dir = Path(out_dir)
+    cfg = FULL if full else QUICK
+    datasets = all_datasets(cfg)
+    rows = table2_rows(datasets, max_epochs=cfg["table_epochs"])
+    keys = ["dataset", "features", "nnz_per_sample", "train", "test", "classes", "nz_primal",
+            "nz_dual", "problems", "converged", "gap", "nz_primal_opt", "nz_dual_opt",
+            "test_accuracy", "nz_primal_mean_scaling", "nz_dual_mean_scaling"]
+    with open(out_dir / "table2.csv", "w", newline="") as fh:
+        wr = csv.writer(fh)
+        wr.writerow(keys)
+        for r in rows:
+            wr.writerow([r[k] for k in keys])
+    ours = ["| Data set | #features | #nonzero/sample | #train | #test | #classes | "
+            "#nz-primal | #nz-dual | DGPD gap/P(0) reached | #nz-primal / #nz-dual at the "
+            "optimum | test accuracy |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ours.append(f"| {r['dataset']} | {r['features']:,} | {r['nnz_per_sample']:.2f} | "
+                    f"{r['train']:,} | {r['test']:,} | {r['classes']} | {r['nz_primal']:,} | "
+                    f"{r['nz_dual']:,} | {r['gap'] / 0.5:.1e}"
+                    f"{'' if r['converged'] else ' (max_epochs)'} | {r['nz_primal_opt']:,} / "
+                    f"{r['nz_dual_opt']:,} | {r['test_accuracy']:.3f} |")
+    paper = ["| Data set | #features | #nonzero/sample | #train | #test | #classes | "
+             "#nz-primal | #nz-dual |", "|---|---|---|---|---|---|---|---|"]
+    paper += ["| " + " | ".join(str(v) for v in row) + " |" for row in PAPER_TABLE2]
+    scaling = "\n".join(
+        f"- {r['dataset']}: summed loss (used) {r['nz_primal']:,} primal / {r['nz_dual']:,} "
+        f"dual nonzeros; 1/n-averaged loss {r['nz_primal_mean_scaling']:,} / "
+        f"{r['nz_dual_mean_scaling']:,} (of {r['problems'] * r['train']:,} dual variables)"
+        for r in rows)
+    body = (
+        f"Run: {'full' if full else 'quick'}. DGPD with active sets at λ = 0.1, μ = 0.01, "
+        "smooth hinge, until a duality gap ≤ 1e-6·P(0) per binary problem or "
+        f"{cfg['table_epochs']} epochs (the largest gap is shown); nonzeros are summed over "
+        "the one-vs-rest problems (digits: 10; news20 is binary). The optimum's counts and "
+        "the test accuracy come from dual CD at a gap ≤ 1e-9·P(0).\n\n" + "\n".join(ours)
+        + "\n\nPaper (Table 2):\n\n" + "\n".join(paper)
+        + "\n\nAs in the paper, DGPD's solution is sparse in both the primal and the dual: "
+        "few features and few samples (those with margin < 1) carry nonzeros. Which "
+        "objective scaling the paper used, checked on the data:\n\n" + scaling
+        + "\n\nWith the averaged loss the L1 term (λ = 0.1) leaves almost no nonzero weight "
+        "and every sample keeps a nonzero dual variable, unlike the paper's table, where "
+        "#nz-dual is a small fraction of the samples: the summed loss is the paper's "
+        "experimental objective.\n"
+    )
+    data = ("\n".join(_describe(d) for d in datasets)
+            + "\n\ndigits with RF (dense) and RB (sparse) features stands in for MNIST and "
+            "Aloi; news20 binarized stands in for RCV1-regions and sector; 10% of the rows are "
+            "held out. The sets are much smaller than the paper's, so the counts are "
+            "comparable in kind, not in size. (Table 2 here covers all classes; Figure 1's "
+            "quick run uses 3 of them.)")
+    write_markdown(out_dir / "README.md", "DGPD Table 2: data statistics and DGPD's sparsity",
+                   [("Result", body), ("Data", data)])
+    return out_dir

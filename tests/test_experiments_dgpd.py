@@ -1,0 +1,95 @@
+"""dgpd-fig1 and dgpd-table2 (quick runs, with the datasets a little smaller still)."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from cdlearn.experiments import dgpd, experiment_ids, run_experiment
+
+SMALL = dict(dgpd.QUICK, digits_rows=300, news_rows=500, max_epochs=150, table_epochs=150)
+
+
+@pytest.fixture
+def small(monkeypatch, data_dir):
+    monkeypatch.setenv("CDLEARN_DATA", str(data_dir))
+    monkeypatch.setattr(dgpd, "QUICK", SMALL)
+
+
+def _read(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_registered():
+    assert {"dgpd-fig1", "dgpd-table2"} <= set(experiment_ids())
+
+
+def test_paper_penalty_mapping():
+    """Σ φ + μ/2‖x‖² + λ‖x‖₁ = n · (cdlearn's P with λ1 = λ/n, λ2 = μ/n)."""
+    from cdlearn.penalties import penalty_strengths
+
+    pen = dgpd.paper_penalty(0.1, 0.01, 200)
+    l1, l2 = penalty_strengths(pen["penalty"], pen["lam"], pen["l1_ratio"])
+    assert l1 == pytest.approx(0.1 / 200) and l2 == pytest.approx(0.01 / 200)
+
+
+def test_aggregate_carries_finished_classes():
+    rows_a = [(0, 0.0, 0.0, 4.0, 0, 0), (1, 1.0, 1.0, 2.0, 1, 1)]
+    rows_b = [(0, 0.0, 0.0, 4.0, 0, 0), (1, 1.0, 2.0, 3.0, 1, 1), (2, 2.0, 3.0, 2.0, 1, 1)]
+    c = dgpd.aggregate([rows_a, rows_b], np.array([1.0, 1.0]))
+    np.testing.assert_allclose(c["seconds"], [0.0, 3.0, 4.0])
+    np.testing.assert_allclose(c["rel"], [3.0, 1.5, 1.0])
+    np.testing.assert_allclose(c["iterations"], [0.0, 1.0, 1.5])
+    assert dgpd.first_reach(c, "seconds", target=1.5) == 3.0
+    assert np.isnan(dgpd.first_reach(c, "seconds", target=0.5))
+
+
+def test_fig1_quick(small, tmp_path):
+    out = run_experiment("dgpd-fig1", tmp_path)
+    assert (out / "fig1.png").stat().st_size > 10_000
+    note = (out / "README.md").read_text()
+    assert "news20 binarized" in note and "digits" in note and "summed loss" in note
+    summary = _read(out / "fig1_summary.csv")
+    by = {(r["dataset"], r["method"]): r for r in summary}
+    datasets = {"digits-RF", "digits-RB", "news20-binary"}
+    assert {r["dataset"] for r in summary} == datasets
+    assert {r["method"] for r in summary} == set(dgpd.METHODS)
+    key = "median_iterations_to_0.0001"
+    # on every set some method reaches 1e-4 within the epoch budget (nan = not reached)
+    for ds in datasets:
+        assert min(float(by[(ds, m)]["final_rel"]) for m in dgpd.METHODS) <= 1e-4
+    for m in ("PrimalRCD", "SPDC"):
+        assert float(by[("news20-binary", m)][key]) > 0
+    assert float(by[("digits-RF", "DGPD")][key]) > 0  # nan when not reached
+    curves = _read(out / "fig1_curves.csv")
+    for ds in datasets:
+        starts = {float(r["rel_objective"]) for r in curves
+                  if r["dataset"] == ds and float(r["iterations"]) == 0}
+        assert len(starts) == 1  # all methods start at x = 0
+        rel = np.array([float(r["rel_objective"]) for r in curves if r["dataset"] == ds])
+        assert rel.min() >= 0.0 and rel.max() == pytest.approx(starts.pop())
+
+
+def test_table2_quick(small, tmp_path):
+    out = run_experiment("dgpd-table2", tmp_path)
+    rows = {r["dataset"]: r for r in _read(out / "table2.csv")}
+    assert set(rows) == {"digits-RF", "digits-RB", "news20-binary"}
+    rf, rb, news = rows["digits-RF"], rows["digits-RB"], rows["news20-binary"]
+    assert int(rf["classes"]) == 10 and int(rf["problems"]) == 10
+    assert int(news["classes"]) == 2 and int(news["problems"]) == 1
+    assert float(rf["nnz_per_sample"]) == float(rf["features"])  # RF features are dense
+    assert float(rb["nnz_per_sample"]) == 20.0  # one bin per grid
+    for r in (rf, rb):
+        train = int(r["train"])
+        # the summed loss gives sparse primal and dual solutions (Table 2's point) ...
+        assert 0 < int(r["nz_primal_opt"]) < int(r["features"]) * 10
+        assert 0 < int(r["nz_dual_opt"]) < 0.8 * train * 10
+        # ... the 1/n-averaged one keeps every dual variable nonzero
+        assert int(r["nz_dual_mean_scaling"]) == train * 10
+        assert float(r["test_accuracy"]) >= 0.7  # 30 held-out images
+    # where DGPD gets close (digits-RB), its counts are close to the optimum's
+    assert float(rb["gap"]) < 1e-3
+    assert abs(int(rb["nz_primal"]) - int(rb["nz_primal_opt"])) <= 0.1 * int(rb["nz_primal_opt"])
+    assert abs(int(rb["nz_dual"]) - int(rb["nz_dual_opt"])) <= 0.1 * int(rb["nz_dual_opt"])
+    assert "Paper (Table 2)" in (out / "README.md").read_text()
