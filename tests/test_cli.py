@@ -178,6 +178,7 @@ def test_faceoff_prints_analyze_values(capsys, clf_file, normalize):
     t_p, t_d, _ = _table_row(out, "T importance (15)")
     assert t_p == pytest.approx(a.T_P, rel=1e-3) and t_d == pytest.approx(a.T_D, rel=1e-3)
     assert f"winner: {a.winner}" in out
+    assert f"time: {a.choice} " in out and f"{a.time_ratio:.4g}" in out
     assert "measured" not in out
 
 

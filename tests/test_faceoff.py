@@ -461,3 +461,30 @@ def test_leukemia_table1():
     assert analyze(X, loss="squared", normalize=True).ratio == pytest.approx(0.49, abs=0.01)
     assert norm.ratio == pytest.approx(0.79, abs=0.01)
     assert raw.winner == norm.winner == "primal"
+
+
+def test_auto_prices_eq15_in_seconds():
+    """auto compares eq. (15)'s entries and eqs. (8)-(9)'s steps priced by STEP_COSTS."""
+    from cdlearn.api import auto_solver, make_problem
+    from cdlearn.faceoff import STEP_COSTS, predicted_seconds
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 60))  # square dense: T_P ≈ T_D in entries
+    y = np.where(rng.standard_normal(60) > 0, 1.0, -1.0)
+    for loss in ("logistic", "squared"):
+        a = analyze(X, loss=loss, lam=1e-2)
+        c_p, o_p = STEP_COSTS[("primal", loss)]
+        assert a.seconds_P == pytest.approx(
+            1e-9 * (c_p * a.T_P_importance + o_p * a.K_P_importance), rel=1e-12)
+        assert a.seconds_D == pytest.approx(
+            predicted_seconds("dual", loss, a.T_D_importance, a.K_D_importance), rel=1e-12)
+        assert a.time_ratio == pytest.approx(a.seconds_P / a.seconds_D, rel=1e-12)
+        assert 0.7 < a.ratio < 1.4
+        choice, reason = auto_solver(make_problem(X, y, loss=loss, penalty="l2", lam=1e-2))
+        assert choice == ("primal-cd" if a.time_ratio <= 1 else "dual-cd")
+        assert f"{a.time_ratio:.3g}" in reason
+    # every (method, loss) pair auto can meet has a positive price
+    for method in ("primal", "dual"):
+        for loss in ("logistic", "squared_hinge", "smooth_hinge", "squared"):
+            c, o = STEP_COSTS[(method, loss)]
+            assert c > 0 and o >= 0

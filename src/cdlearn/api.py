@@ -19,7 +19,7 @@ from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
 
-SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking")
+SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
 _PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista")
 
@@ -56,10 +56,12 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
     y = check_target(y, design.n_samples, loss)
     sw = check_sample_weight(sample_weight, design.n_samples)
     l1, l2 = penalty_strengths(penalty, lam, l1_ratio)
-    if penalty == "group_l2":
+    if penalty == "group_l2" or (penalty == "none" and groups is not None):
+        # penalty="none" with groups: smooth block CD (RCDS, RCDC Algorithm 3)
         groups = make_groups(groups, design.n_features)
     elif groups is not None:
-        raise ValueError(f"groups is only used with penalty='group_l2', got penalty={penalty!r}")
+        raise ValueError(f"groups is only used with penalty='group_l2' (or 'none' for "
+                         f"smooth block CD), got penalty={penalty!r}")
     return Problem(design, y, sw, loss, LOSS_CODES[loss], penalty, lam, l1, l2,
                    bool(fit_intercept), groups)
 
@@ -67,28 +69,34 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
 def auto_solver(problem: Problem) -> tuple[str, str]:
     """The face-off choice between primal and dual CD, with its reason.
 
-    Compares the total complexities of both methods under importance sampling
-    (face-off eq. (15)): ``T_P = ‖X‖₀ + β/(λn) C_P`` and ``T_D = ‖X‖₀ + β/(λn) C_D``
-    with ``C_P, C_D`` of eq. (16), λ the strong convexity of the penalty. Falls
-    back to the only method that supports the loss/penalty pair.
+    Compares the predicted run times of both methods: the total complexities
+    under importance sampling (face-off eq. (15)), ``T_P = ‖X‖₀ + β/(λn) C_P``
+    and ``T_D = ‖X‖₀ + β/(λn) C_D`` with ``C_P, C_D`` of eq. (16) and λ the
+    strong convexity of the penalty, priced with the measured cost of one
+    visited entry and of one coordinate step of each method
+    (:data:`cdlearn.faceoff.STEP_COSTS`). Falls back to the only method that
+    supports the loss/penalty pair.
     """
     if problem.penalty == "group_l2":
         return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
+    if problem.groups is not None:
+        return "block-cd", "groups without a penalty: smooth block CD (RCDS) over the groups"
     if problem.l2 <= 0.0:
         return "primal-cd", "penalty is not strongly convex: only primal CD applies"
     if problem.loss == "hinge":
         return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
     analysis = analyze(problem.design, loss=problem.loss, lam=problem.l2)
-    choice = "primal-cd" if analysis.winner == "primal" else "dual-cd"
+    choice = "primal-cd" if analysis.choice == "primal" else "dual-cd"
     return choice, (f"face-off eq. (15): T_P/T_D = {analysis.ratio:.3g} "
-                    f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g})")
+                    f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g}); priced per entry "
+                    f"and per step: predicted time ratio {analysis.time_ratio:.3g}")
 
 
 def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver="auto",
           sampling="uniform", power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=None, groups=None, **solver_options) -> SolveResult:
+          check_every=None, groups=None, n_jobs=None, **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -102,7 +110,9 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     lam : float > 0, the regularisation λ (the papers' notation)
     solver : "auto" (face-off choice, see :func:`auto_solver`), "primal-cd", "dual-cd"
     sampling : "uniform" (default), "importance" (face-off eq. (14)), "power"
-        (``p ∝ L^power``, primal only) or "cyclic". Importance sampling is what the
+        (``p ∝ L^power``, primal only), "cyclic" or "shuffle" (a fresh random
+        permutation every epoch, i.e. without replacement; "uniform" draws with
+        replacement as the papers do). Importance sampling is what the
         papers' fixed steps (``primal_step="lipschitz"``, ``dual_step="fixed"``) need
         and it speeds them up a lot on uneven norms; the default exact/Newton steps
         adapt to each coordinate's curvature themselves, and there uniform sampling
@@ -116,7 +126,9 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     verbose : progress bar (tqdm) and a line saying which solver runs and why
     fit_intercept : unpenalised intercept ``b``
     sample_weight : non-negative weights ``s_i``
-    w0, alpha0, intercept0 : warm starts (primal CD uses ``w0``, dual CD ``alpha0``)
+    w0, alpha0, intercept0 : warm starts (primal CD uses ``w0``, dual CD ``alpha0``);
+        ``w0="least_squares"`` starts from x_LS = argmin ‖Xw − y‖ computed by scipy's
+        LSQR (RCDC paper §6.1, "choice of the initial point")
     dual_step : "exact" (coordinate maximisation; Newton for the logistic) or
         "fixed" (face-off §7's step for the logistic loss); dual CD only
     primal_step : "newton" (local-curvature proximal Newton step with Armijo
@@ -125,6 +137,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         None (default) spaces them adaptively so they cost ≲ 25% of the run time
     groups : for penalty="group_l2": list of disjoint index arrays covering every
         feature, or a label vector of length n_features (see :func:`make_problem`)
+    n_jobs : threads for the one-vs-rest problems of a multiclass ``y`` (None or
+        -1: all cores); ignored for a single problem
     **solver_options : options of a specific method (``SOLVERS[name].options``),
         e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
@@ -132,7 +146,28 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     -------
     SolveResult with ``w, alpha, intercept, primal, dual, gap, solver, trace,
     converged, n_epochs, passes, seconds``.
+
+    Multiclass: for a classification loss and a ``y`` with ``K > 2`` distinct
+    labels (numbers or strings), one-vs-rest: K binary problems "class k (+1)
+    vs rest (-1)" on one shared, once-validated design, run concurrently on
+    ``n_jobs`` threads (the kernels release the GIL). Returns a
+    :class:`cdlearn.multiclass.MulticlassResult`: ``classes`` (K,),
+    ``results`` (K SolveResults), ``coef`` (K, d), ``intercept``/``gap``/
+    ``primal``/``n_epochs`` (K,), ``converged`` (all classes), ``predict(X)``.
+    Warm starts are then per class: ``w0`` (K, d), ``alpha0`` (K, n).
     """
+    from .multiclass import is_multiclass
+
+    if is_multiclass(loss, y):
+        from .multiclass import solve_ovr
+
+        return solve_ovr(
+            X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio, solver=solver,
+            sampling=sampling, power=power, batch_size=batch_size, tol=tol,
+            max_epochs=max_epochs, seed=seed, callback=callback, verbose=verbose,
+            fit_intercept=fit_intercept, sample_weight=sample_weight, w0=w0, alpha0=alpha0,
+            intercept0=intercept0, dual_step=dual_step, primal_step=primal_step,
+            check_every=check_every, groups=groups, n_jobs=n_jobs, **solver_options)
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
                            groups=groups)
@@ -175,8 +210,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     options = dict(sampling=sampling, batch_size=batch_size, seed=seed,
                    intercept0=intercept0)
     if solver in _PRIMAL_OPTION_SOLVERS:
-        options.update(power=power, w0=_check_start("w0", w0, problem.n_features),
-                       step=primal_step)
+        options.update(power=power, w0=_primal_start(w0, problem), step=primal_step)
     else:
         options.update(alpha0=_check_start("alpha0", alpha0, problem.n_samples),
                        dual_step=dual_step)
@@ -203,3 +237,35 @@ def _check_start(name, value, size):
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity")
     return arr
+
+
+def least_squares_start(problem: Problem, *, atol: float = 1e-12, btol: float = 1e-12,
+                        iter_lim: int | None = None) -> np.ndarray:
+    """``x_LS = argmin_w ‖S^½ (Xw − y)‖₂`` by ``scipy.sparse.linalg.lsqr``.
+
+    The RCDC paper's second natural starting point (§6.1, "Choice of the initial
+    point"): the minimiser of the smooth part of the Lasso, the minimum-norm one when X
+    has fewer rows than columns. Sample weights ``S`` enter as row scalings; the
+    intercept is not fitted here (it starts at ``intercept0``).
+    """
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import lsqr
+
+    M = problem.design.to_scipy()
+    sw = problem.sample_weight
+    y = problem.y
+    if not np.all(sw == 1.0):
+        root = np.sqrt(sw)
+        M = sp.diags(root) @ M if sp.issparse(M) else np.asarray(M) * root[:, None]
+        y = y * root
+    limit = iter_lim if iter_lim is not None else max(1000, 10 * min(M.shape))
+    return np.asarray(lsqr(M, y, atol=atol, btol=btol, iter_lim=limit)[0], dtype=np.float64)
+
+
+def _primal_start(w0, problem: Problem):
+    if isinstance(w0, str):
+        if w0 != "least_squares":
+            raise ValueError(f"w0 must be an array of shape ({problem.n_features},), None or "
+                             f"'least_squares', got {w0!r}")
+        return least_squares_start(problem)
+    return _check_start("w0", w0, problem.n_features)

@@ -40,6 +40,7 @@ from .data import as_design, check_choice, check_positive
 from .losses import SMOOTH_LOSSES, smoothness
 
 __all__ = [
+    "STEP_COSTS",
     "FaceoffAnalysis",
     "analyze",
     "complexity_constants",
@@ -47,6 +48,7 @@ __all__ = [
     "importance_probabilities",
     "iteration_complexity",
     "iteration_cost",
+    "predicted_seconds",
     "total_complexity",
     "rounded_down",
     "L",
@@ -164,6 +166,33 @@ def total_complexity(sq_norms, nnz, beta, lam, n, sampling="importance") -> floa
 
 
 # =========================================================================== analysis
+#: Cost model of one run of the default methods ``solver="auto"`` chooses
+#: between (primal: proximal Newton steps; dual: exact steps): ``(ns per visited
+#: entry, ns per coordinate step)`` per ``(method, loss)``. Eq. (15) counts
+#: entries, and an entry does not cost the same in both methods (a primal
+#: Newton step evaluates φ' and φ'' at every entry of its column, a dual step
+#: one scalar solve per row; the paper, §4.2, quotes about 50 for its logistic
+#: primal step); every step also has a fixed cost that dominates on short rows
+#: or columns. Fitted by ``python -m benchmarks.entry_cost`` on reuters-money-fx,
+#: a9a, w8a, news20 (binarized) and leu (benchmarks/results/entry_cost.md).
+STEP_COSTS = {
+    ("primal", "logistic"): (22.8, 32.5),
+    ("dual", "logistic"): (3.43, 361.0),
+    ("primal", "squared_hinge"): (12.5, 48.8),
+    ("dual", "squared_hinge"): (3.38, 128.0),
+    ("primal", "smooth_hinge"): (10.6, 167.0),
+    ("dual", "smooth_hinge"): (3.26, 138.0),
+    ("primal", "squared"): (4.06, 161.0),
+    ("dual", "squared"): (3.35, 151.0),
+}
+
+
+def predicted_seconds(method: str, loss: str, entries: float, steps: float) -> float:
+    """Run time of ``steps`` coordinate steps visiting ``entries`` entries (:data:`STEP_COSTS`)."""
+    per_entry, per_step = STEP_COSTS[(method, loss)]
+    return 1e-9 * (per_entry * entries + per_step * steps)
+
+
 @dataclass(frozen=True)
 class FaceoffAnalysis:
     """Complexity of primal vs dual RCD on one data matrix (§4-§6).
@@ -197,6 +226,20 @@ class FaceoffAnalysis:
     T_D_importance: float
     ratio: float
     winner: str
+    #: predicted seconds of primal / dual CD with importance sampling: eq. (15)'s
+    #: entries and eqs. (8)-(9)'s steps priced by :data:`STEP_COSTS`
+    seconds_P: float = math.nan
+    seconds_D: float = math.nan
+
+    @property
+    def time_ratio(self) -> float:
+        """Predicted primal/dual run time, ``seconds_P / seconds_D``."""
+        return _safe_ratio(self.seconds_P, self.seconds_D)
+
+    @property
+    def choice(self) -> str:
+        """The method predicted faster in time: what ``solver="auto"`` runs."""
+        return "primal" if self.time_ratio <= 1.0 else "dual"
 
     @property
     def T_P(self) -> float:
@@ -231,7 +274,10 @@ class FaceoffAnalysis:
         for name, p, q in rows:
             lines.append(f"{name:<20}{p:>14.4g}{q:>14.4g}{_safe_ratio(p, q):>14.4g}")
         rule = "-" * len(lines[0])
-        tail = f"winner: {self.winner} (T_P/T_D = {self.ratio:.4g}, importance sampling)"
+        tail = (f"winner: {self.winner} (T_P/T_D = {self.ratio:.4g}, importance sampling)\n"
+                f"time: {self.choice} (predicted {self.seconds_P:.3g} s / "
+                f"{self.seconds_D:.3g} s = {self.time_ratio:.4g}, pricing entries and steps "
+                f"with STEP_COSTS; what solver='auto' runs)")
         return "\n".join([head, rule, lines[0], rule, *lines[1:], rule, tail])
 
     def __str__(self) -> str:
@@ -312,6 +358,8 @@ def analyze(X, loss: str = "logistic", lam: float | None = None, normalize: bool
         T_D_importance=t_d_imp,
         ratio=ratio,
         winner="primal" if ratio <= 1.0 else "dual",
+        seconds_P=predicted_seconds("primal", loss, t_p_imp, d + gamma * frob),
+        seconds_D=predicted_seconds("dual", loss, t_d_imp, n + gamma * frob),
     )
 
 
