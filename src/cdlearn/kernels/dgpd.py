@@ -138,7 +138,7 @@ def dual_greedy_step(rdata, rindices, rindptr, y, sw, alpha, xta, margins, code,
     return ib, best, entries, step != 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dgpd_epoch(cdata, cindices, cindptr, rdata, rindices, rindptr, y, sw, w, alpha, margins,
                xta, l1, l2, code, eta, gamma, r2, budget, stats):
     """Iterations of Algorithm 1 until ``budget`` entries are touched (at least one).
@@ -415,7 +415,7 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
     return matrix + vector, updates
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def dgpd_active_epoch(cdata, cindices, cindptr, rdata, rindices, rindptr, y, sw, w, alpha,
                       margins, xta, l1, l2, code, eta, gamma, r2, rounds, schedule, k_add, act_x,
                       pos_x,
