@@ -31,7 +31,7 @@ __all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path"]
 
 #: l1 share used for λ_max when the penalty has no l1 part (glmnet's convention).
 L2_RHO = 1e-3
-#: views of the Design each method walks (prebuilt once before parallel work).
+#: views of the Design each method walks (the dual-start logic of warm starts).
 SOLVER_VIEWS = {"primal-cd": ("csc",), "dual-cd": ("csr",)}
 _PATH_PENALTIES = ("l1", "l2", "elastic_net")
 
@@ -93,12 +93,6 @@ def resolve_solver(design, y, *, solver, loss, penalty, lam, l1_ratio=0.5,
     return auto_solver(problem)[0]
 
 
-def prebuild_views(design, solver: str) -> None:
-    """Build (and cache on ``design``) the views ``solver`` walks, before fanning out."""
-    for view in SOLVER_VIEWS.get(solver, ("csc", "csr")):
-        getattr(design, view)
-
-
 def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, intercept=None,
                       alpha=None) -> dict:
     """``w0`` / ``alpha0`` / ``intercept0`` for ``solve`` from a previous solution.
@@ -132,16 +126,8 @@ def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, interce
     return kw
 
 
-def solve_captured(X, y, **kw):
-    """``solve(X, y, **kw)`` returning ``(result, warnings)`` (re-emit them in the parent)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = solve(X, y, **kw)
-    return res, [(w.category, str(w.message)) for w in caught]
-
-
 def reemit(caught, stacklevel=3):
-    """Re-issue warnings recorded by :func:`solve_captured` (e.g. in a worker process)."""
+    """Re-issue ``(category, message)`` warnings recorded in a worker process."""
     for category, message in caught:
         warnings.warn(message, category, stacklevel=stacklevel)
 
