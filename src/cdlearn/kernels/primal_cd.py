@@ -39,9 +39,9 @@ from cdlearn.losses import (
     loss_value,
 )
 from cdlearn.penalties import coordinate_prox_step
-from cdlearn.sampling import CYCLIC, draw_without_replacement
+from cdlearn.sampling import draw_without_replacement
 
-from .views import draw_ahead, first_draws, prefetch_slice, slice_axpy
+from .views import first_draws, slice_axpy, step_ahead
 
 u64 = np.uint64
 
@@ -198,12 +198,8 @@ def primal_cd_epoch(
     if tau <= 1:
         j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
         for it in range(n_updates):
-            j = j_next
-            j_next = j_after
-            if it + 2 < n_updates:
-                j_after = draw_ahead(rng, mode, prob, alias, d, counter + 2, indptr, lips)
-            if it + 1 < n_updates and mode != CYCLIC:
-                prefetch_slice(data, indices, indptr, j_next)
+            j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
+                                             j_next, j_after, data, indices, indptr, lips)
             counter += 1
             lj = lips[j]
             if lj == 0.0:  # empty column: nothing to learn, never divide by 0
@@ -401,12 +397,8 @@ def primal_cd_logistic_epoch(
     updates = 0
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
     for it in range(n_updates):
-        j = j_next
-        j_next = j_after
-        if it + 2 < n_updates:
-            j_after = draw_ahead(rng, mode, prob, alias, d, counter + 2, indptr, lips)
-        if it + 1 < n_updates and mode != CYCLIC:
-            prefetch_slice(data, indices, indptr, j_next)
+        j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
+                                         j_next, j_after, data, indices, indptr, lips)
         counter += 1
         lj = lips[j]
         if lj == 0.0:
@@ -481,12 +473,8 @@ def primal_cd_squared_epoch(
     updates = 0
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
     for it in range(n_updates):
-        j = j_next
-        j_next = j_after
-        if it + 2 < n_updates:
-            j_after = draw_ahead(rng, mode, prob, alias, d, counter + 2, indptr, lips)
-        if it + 1 < n_updates and mode != CYCLIC:
-            prefetch_slice(data, indices, indptr, j_next)
+        j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
+                                         j_next, j_after, data, indices, indptr, lips)
         counter += 1
         lj = lips[j]
         if lj == 0.0:

@@ -116,3 +116,21 @@ def draw_ahead(rng, mode, prob, alias, n, counter, indptr, per_slice):
         prefetch(indptr, s)
         prefetch(per_slice, s)
     return s
+
+
+@njit(cache=True)
+def step_ahead(rng, mode, prob, alias, n, counter, it, n_updates, j_next, j_after,
+               data, indices, indptr, per_slice):
+    """Advance the two-ahead draw pipeline at step ``it``: ``(j, j_next, j_after)``.
+
+    ``j`` is this step's slice; the slice two steps ahead is drawn (counter
+    ``counter + 2``) and the next one's nonzeros prefetched (random modes).
+    """
+    j = j_next
+    j_next = j_after
+    if it + 2 < n_updates:
+        j_after = draw_ahead(rng, mode, prob, alias, n, counter + 2, indptr, per_slice)
+    if it + 1 < n_updates and mode != CYCLIC:
+        prefetch_slice(data, indices, indptr, j_next)
+    return j, j_next, j_after
+
