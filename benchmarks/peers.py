@@ -663,7 +663,8 @@ def cdlearn_variants(obj: Objective) -> list[Cdlearn]:
     out = [Cdlearn(obj, "auto")]
     for solver, sampling in (("primal-cd", None), ("primal-cd", "cyclic"),
                              ("primal-cd", "importance"), ("dual-cd", None),
-                             ("dual-cd", "shuffle"), ("dual-cd", "importance")):
+                             ("dual-cd", "shuffle"), ("dual-cd", "importance"),
+                             ("ws-cd", None)):
         try:
             out.append(Cdlearn(obj, solver, sampling))
         except ValueError:

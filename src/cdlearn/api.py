@@ -21,7 +21,7 @@ from .solvers.base import Problem, SolveResult, run
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
-_PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista")
+_PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista", "ws-cd", "newton-cd")
 
 
 def _check_int(name, value, *, low=1):

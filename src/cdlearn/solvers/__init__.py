@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from . import block_cd, dual_cd, full_gradient, greedy_cd, primal_cd
 from . import dgpd as dgpd_solver
 from . import spdc as spdc_solver
+from . import working_set as ws_solver
 from .base import Problem, SolveResult, Trace, run
 
 
@@ -88,6 +89,13 @@ SOLVERS: dict[str, SolverSpec] = {
         dgpd_solver.DGPDState,
         note="; dgpd (Lei et al. 2017) needs a smooth loss and μ = l2 > 0 (l2 or elastic_net)",
         options=dgpd_solver.OPTIONS,
+    ),
+    "ws-cd": SolverSpec(
+        "ws-cd", ws_solver.SUPPORTED_LOSSES, ws_solver.SUPPORTED_PENALTIES,
+        ws_solver.WorkingSetState,
+        note="; ws-cd (working sets + Anderson, celer/skglm style) needs a smooth loss "
+             "and an l1, elastic_net or l2 penalty",
+        options=ws_solver.OPTIONS,
     ),
 }
 

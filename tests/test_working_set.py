@@ -1,0 +1,167 @@
+"""solver="ws-cd" (working sets + Anderson extrapolation) against independent references."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import cdlearn
+from cdlearn.objectives import primal_value
+
+
+def _leu(load):
+    X, y = load("leu", binary=True)
+    X = X.toarray()
+    return X, y, float(np.max(np.abs(X.T @ y)) / X.shape[0])
+
+
+def _liblinear_l1(X, y, lam, solver_type):
+    """liblinear's L1-regularised fit (-s 6: logistic), no bias."""
+    liblinear = pytest.importorskip("liblinear.liblinearutil")
+    C = float(1.0 / (lam * X.shape[0]))
+    prob = liblinear.problem(y, sp.csr_matrix(X))
+    model = liblinear.train(prob, liblinear.parameter(f"-s {solver_type} -c {C!r} -e 1e-12 -q"))
+    w = np.asarray(model.get_decfun()[0])
+    return -w if model.get_labels()[0] == -1 else w  # liblinear's label order
+
+
+def _sparse_problem(seed, n=200, d=300, classify=False):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) * rng.uniform(0.2, 3.0, size=d)
+    X[rng.random((n, d)) < 0.8] = 0.0
+    X[:, 7] = 0.0  # an empty column
+    w_true = np.zeros(d)
+    w_true[:10] = rng.standard_normal(10)
+    y = X @ w_true + 0.1 * rng.standard_normal(n) + 1.5
+    if classify:
+        y = np.sign(y - np.median(y))
+    return sp.csc_matrix(X), y
+
+
+@pytest.mark.parametrize("divisor", [10, 100])
+def test_lasso_on_leukemia_matches_scikit_learn(load, divisor):
+    from sklearn.linear_model import Lasso
+
+    X, y, lam_max = _leu(load)
+    n = X.shape[0]
+    lam = lam_max / divisor
+    res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, solver="ws-cd",
+                        tol=1e-12, max_epochs=1000)
+    p0 = 0.5 * np.mean(y ** 2)
+    assert res.converged and res.gap <= 1e-12 * p0
+    ref = Lasso(alpha=lam, fit_intercept=False, tol=1e-12, max_iter=500000).fit(X, y)
+    p_ref = primal_value(0, X @ ref.coef_, y, np.ones(n), ref.coef_, lam, 0.0)
+    assert abs(res.primal - p_ref) <= 1e-8 * p_ref
+    assert res.primal - res.gap <= p_ref  # the certificate bounds scikit-learn's P
+    np.testing.assert_array_equal(res.w != 0, ref.coef_ != 0)
+    assert res.info["anderson_accepted"] > 0  # the extrapolation did take effect
+    assert res.info["ws_size"] < X.shape[1]  # never needed all 7129 columns
+
+
+def test_elastic_net_on_leukemia_matches_scikit_learn(load):
+    from sklearn.linear_model import ElasticNet
+
+    X, y, lam_max = _leu(load)
+    n = X.shape[0]
+    lam, rho = lam_max / 20, 0.7  # sklearn: alpha = λ, l1_ratio = ρ (same objective)
+    res = cdlearn.solve(X, y, loss="squared", penalty="elastic_net", lam=lam, l1_ratio=rho,
+                        solver="ws-cd", tol=1e-12, max_epochs=1000)
+    assert res.converged
+    ref = ElasticNet(alpha=lam, l1_ratio=rho, fit_intercept=False, tol=1e-12,
+                     max_iter=500000).fit(X, y)
+    p_ref = primal_value(0, X @ ref.coef_, y, np.ones(n), ref.coef_, lam * rho,
+                         lam * (1 - rho))
+    assert abs(res.primal - p_ref) <= 1e-8 * p_ref
+    np.testing.assert_array_equal(res.w != 0, ref.coef_ != 0)
+
+
+def test_l1_logistic_on_leukemia_matches_liblinear(load):
+    X, y, lam_max = _leu(load)
+    n = X.shape[0]
+    lam = lam_max / 20  # λmax of the squared loss; the logistic one is half of it
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, solver="ws-cd",
+                        tol=1e-11, max_epochs=1000)
+    assert res.converged
+    w_ref = _liblinear_l1(X, y, lam, 6)
+    p_ref = primal_value(1, X @ w_ref, y, np.ones(n), w_ref, lam, 0.0)
+    assert abs(res.primal - p_ref) <= 1e-7 * p_ref
+    assert res.primal - res.gap <= p_ref * (1 + 1e-12)
+    assert 0 < np.count_nonzero(res.w) < 100
+
+
+def test_l1_squared_hinge_matches_primal_cd():
+    # (liblinear -s 5 stops at its iteration cap on leu, 5% above the optimum)
+    X, y = _sparse_problem(17, classify=True)
+    kw = dict(loss="squared_hinge", penalty="l1", lam=0.01, tol=1e-13, max_epochs=100000)
+    ref = cdlearn.solve(X, y, solver="primal-cd", sampling="cyclic", **kw)
+    res = cdlearn.solve(X, y, solver="ws-cd", **kw)
+    assert ref.converged and res.converged
+    assert res.primal == pytest.approx(ref.primal, rel=1e-11)
+    assert 0 < np.count_nonzero(res.w) < X.shape[1]
+
+
+@pytest.mark.parametrize("loss, penalty", [("squared", "l1"), ("logistic", "l1"),
+                                           ("squared", "elastic_net"),
+                                           ("logistic", "elastic_net")])
+def test_intercept_and_sample_weight_match_primal_cd(loss, penalty):
+    X, y = _sparse_problem(11, classify=loss == "logistic")
+    sw = np.random.default_rng(12).uniform(0.0, 3.0, size=X.shape[0])
+    kw = dict(loss=loss, penalty=penalty, lam=0.02, l1_ratio=0.8, fit_intercept=True,
+              sample_weight=sw, tol=1e-13, max_epochs=100000)
+    ref = cdlearn.solve(X, y, solver="primal-cd", sampling="cyclic", **kw)
+    res = cdlearn.solve(X, y, solver="ws-cd", **kw)
+    assert ref.converged and res.converged
+    assert res.primal == pytest.approx(ref.primal, rel=1e-11)
+    assert res.intercept == pytest.approx(ref.intercept, rel=1e-6, abs=1e-8)
+    np.testing.assert_allclose(res.w, ref.w, atol=1e-6)
+    assert abs(res.intercept) > 0.1 and 0 < np.count_nonzero(res.w) < X.shape[1]
+
+
+def test_deterministic_and_warm_start():
+    X, y = _sparse_problem(13)
+    kw = dict(loss="squared", penalty="l1", lam=0.05, solver="ws-cd", tol=1e-10)
+    a = cdlearn.solve(X, y, **kw)
+    b = cdlearn.solve(X, y, seed=123, **kw)
+    np.testing.assert_array_equal(a.w, b.w)  # no random draws: the seed is irrelevant
+    assert a.converged and a.n_epochs > 1
+    warm = cdlearn.solve(X, y, w0=a.w, **kw)
+    assert warm.converged and warm.n_epochs <= 1
+    assert warm.primal == pytest.approx(a.primal, rel=1e-10)
+
+
+def test_without_anderson_the_same_optimum():
+    X, y = _sparse_problem(14)
+    kw = dict(loss="squared", penalty="l1", lam=0.02, solver="ws-cd", tol=1e-12)
+    a = cdlearn.solve(X, y, **kw)
+    b = cdlearn.solve(X, y, anderson_k=0, p0=1, inner_tol_ratio=0.1, **kw)
+    assert b.info["anderson_tried"] == 0 and a.info["anderson_tried"] > 0
+    assert a.converged and b.converged
+    assert a.primal == pytest.approx(b.primal, rel=1e-11)
+
+
+@pytest.mark.parametrize("options, error", [
+    (dict(inner_tol_ratio=1.5), ValueError),
+    (dict(inner_tol_ratio=0.0), ValueError),
+    (dict(anderson_k=1), ValueError),
+    (dict(anderson_k=-2), ValueError),
+    (dict(anderson_k=2.5), TypeError),
+    (dict(p0=0), ValueError),
+    (dict(max_inner_epochs=0), ValueError),
+    (dict(sampling="importance"), ValueError),
+    (dict(batch_size=2), ValueError),
+    (dict(primal_step="lipschitz"), ValueError),
+    (dict(shrink_q=0.5), TypeError),  # a primal-cd option
+])
+def test_bad_options_raise_clear_errors(options, error):
+    X, y = _sparse_problem(15, n=30, d=20)
+    with pytest.raises(error) as info:
+        cdlearn.solve(X, y, loss="squared", penalty="l1", lam=0.1, solver="ws-cd", **options)
+    name = next(iter(options))
+    assert name.split("_")[0] in str(info.value) or "ws-cd" in str(info.value)
+
+
+def test_unsupported_objectives_are_refused():
+    X, y = _sparse_problem(16, n=30, d=20, classify=True)
+    with pytest.raises(ValueError, match="ws-cd"):
+        cdlearn.solve(X, y, loss="hinge", penalty="l1", lam=0.1, solver="ws-cd")
+    with pytest.raises(ValueError, match="ws-cd"):
+        cdlearn.solve(X, y, loss="squared", penalty="none", solver="ws-cd")
