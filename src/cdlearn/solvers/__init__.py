@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from . import block_cd, dual_cd, full_gradient, greedy_cd, primal_cd
 from . import dgpd as dgpd_solver
+from . import newton_cd as newton_solver
 from . import spdc as spdc_solver
 from . import working_set as ws_solver
 from .base import Problem, SolveResult, Trace, run
@@ -89,6 +90,12 @@ SOLVERS: dict[str, SolverSpec] = {
         dgpd_solver.DGPDState,
         note="; dgpd (Lei et al. 2017) needs a smooth loss and μ = l2 > 0 (l2 or elastic_net)",
         options=dgpd_solver.OPTIONS,
+    ),
+    "newton-cd": SolverSpec(
+        "newton-cd", newton_solver.SUPPORTED_LOSSES, newton_solver.SUPPORTED_PENALTIES,
+        newton_solver.NewtonCDState,
+        note="; newton-cd (proximal Newton, GLMNET/newGLMNET) needs a smooth loss",
+        options=newton_solver.OPTIONS,
     ),
     "ws-cd": SolverSpec(
         "ws-cd", ws_solver.SUPPORTED_LOSSES, ws_solver.SUPPORTED_PENALTIES,
