@@ -27,13 +27,13 @@ import numbers
 import numpy as np
 
 from ..kernels.primal_cd import logistic_error_probabilities
-from ..kernels.working_set import support_margins, ws_inner_solve
+from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_solve
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import coordinate_violations, dual_feasible_scale
 from .base import Problem, initial_primal
 from .intercept import refresh_margins
-from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
+from .primal_cd import weighted_column_sq_norms
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l1", "elastic_net", "l2")
@@ -87,7 +87,10 @@ class WorkingSetState:
         self.unit = bool(np.all(p.sample_weight == 1.0))
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
         self.logistic = p.loss_code == LOGISTIC
-        self.cube = weighted_column_abs_cubes(p) / n if self.logistic else np.zeros(0)
+        self.cube = np.zeros(d if self.logistic else 0)
+        if self.logistic:
+            v = self.view
+            column_abs_cubes(v.data, v.indices, v.indptr, p.sample_weight, 1.0 / n, self.cube)
 
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self.w[self.lips == 0] = 0.0  # optimal for empty columns under any penalty
@@ -118,7 +121,11 @@ class WorkingSetState:
 
     def _gradient(self) -> np.ndarray:
         p = self.problem
-        loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
+        if self.logistic:  # φ' = -y σ(-yz) from the kernel's cache: no exp
+            np.multiply(p.y, self.perr, out=self._deriv)
+            self._deriv *= -1.0
+        else:
+            loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
         return p.design.rmatvec(self._deriv) / p.n_samples
 
