@@ -220,6 +220,27 @@ def test_fixed_dual_step_of_the_paper_converges():
         assert fixed.n_epochs > exact.n_epochs  # the exact step is the better one
 
 
+@pytest.mark.parametrize("solver", SOLVERS)
+def test_smoothness_override_is_a_looser_valid_bound(solver):
+    """``smoothness=`` (β' ≥ β): same optimum, shorter fixed steps; below β is refused."""
+    rng = np.random.default_rng(8)
+    X, _ = _ridge_problem(rng, n=120, d=30)
+    y = np.sign(X @ rng.standard_normal(30))
+    kw = dict(loss="logistic", penalty="l2", lam=1e-2, tol=1e-10, solver=solver,
+              max_epochs=100000, primal_step="lipschitz", dual_step="fixed")
+    tight = cdlearn.solve(X, y, **kw)
+    loose = cdlearn.solve(X, y, smoothness=1.0, **kw)
+    assert tight.converged and loose.converged
+    assert loose.primal == pytest.approx(tight.primal, rel=1e-8)
+    assert loose.n_epochs > tight.n_epochs  # β = 1 is 4× the logistic loss's 1/4
+    with pytest.raises(ValueError, match="smoothness=0.1 is below the logistic"):
+        cdlearn.solve(X, y, smoothness=0.1, **kw)
+    with pytest.raises(ValueError, match="smoothness must be a finite number"):
+        cdlearn.solve(X, y, smoothness=float("nan"), **kw)
+    with pytest.raises(TypeError, match="smoothness must be a number"):
+        cdlearn.solve(X, y, smoothness="1", **kw)
+
+
 def _uneven_leukemia(load, axis):
     """Leukemia with strongly uneven column (axis=0) or row (axis=1) norms."""
     X, y = load("leu", binary=True)

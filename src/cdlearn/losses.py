@@ -62,6 +62,29 @@ def smoothness(loss: str) -> float:
     return LOSS_SMOOTHNESS[loss]
 
 
+def step_smoothness(loss: str, override=None) -> float:
+    """The β a method's fixed steps and importance probabilities use.
+
+    ``override=None`` gives the loss's own β (1 for the non-smooth hinge, a
+    heuristic). Any larger value is also a valid smoothness bound (eq. (2)
+    holds for every β' ≥ β), with shorter steps: the face-off paper's Table 1
+    ratios correspond to β = 1 for the logistic loss, whose tight β is 1/4.
+    A value below the loss's β would make the steps unsafe and is refused.
+    """
+    beta = LOSS_SMOOTHNESS[loss]
+    if override is None:
+        return 1.0 if not math.isfinite(beta) else beta
+    if isinstance(override, bool) or not isinstance(override, (int, float)):
+        raise TypeError(f"smoothness must be a number, got {type(override).__name__}")
+    value = float(override)
+    if not math.isfinite(value) or value <= 0.0:
+        raise ValueError(f"smoothness must be a finite number > 0, got {override!r}")
+    if math.isfinite(beta) and value < beta:
+        raise ValueError(f"smoothness={override!r} is below the {loss} loss's smoothness "
+                         f"β = {beta:g}: the steps would not be safe")
+    return value
+
+
 # --------------------------------------------------------------------------- scalars
 @njit(cache=True)
 def _log1pexp(t):

@@ -104,10 +104,10 @@ def passes_to_reach(passes, values, threshold: float) -> float:
     return float(x0 + min(max(t, 0.0), 1.0) * (x1 - x0))
 
 
-def _entries_per_epoch(X: sp.csr_matrix, method: str, lam: float) -> float:
+def _entries_per_epoch(X: sp.csr_matrix, method: str, lam: float, beta=None) -> float:
     """Expected entries visited by one epoch under importance sampling (eqs. 10-11, 14)."""
     n, d = X.shape
-    beta = smoothness(LOSS)
+    beta = smoothness(LOSS) if beta is None else beta
     sq = X.multiply(X)
     if method == "primal-cd":
         norms = np.asarray(sq.sum(axis=0)).ravel()
@@ -159,10 +159,14 @@ def _measure_library(X, y, *, lam, max_epochs=3000, repeats=3):
 
 
 def _solve(X, y, method, *, lam, tol, max_passes, seed=SEED, checks=None, check_every=None,
-           max_epochs=None):
-    """Run the paper's method ``method`` for at most ``max_passes`` passes (or epochs)."""
+           max_epochs=None, beta=None):
+    """Run the paper's method ``method`` for at most ``max_passes`` passes (or epochs).
+
+    ``beta``: the smoothness bound of the fixed steps and the importance
+    sampling (None: the logistic loss's own 1/4; the paper's Table 1 uses 1).
+    """
     if max_epochs is None:
-        per_epoch = _entries_per_epoch(X, method, lam) / max(X.nnz, 1)
+        per_epoch = _entries_per_epoch(X, method, lam, beta) / max(X.nnz, 1)
         max_epochs = max(1, math.ceil(max_passes / per_epoch))
     if check_every is None:
         check_every = 1 if checks is None else max(1, max_epochs // checks)
@@ -171,7 +175,7 @@ def _solve(X, y, method, *, lam, tol, max_passes, seed=SEED, checks=None, check_
         res = solve(X, y, loss=LOSS, penalty="l2", lam=lam, solver=method,
                     sampling="importance", primal_step="lipschitz", dual_step="fixed",
                     tol=tol, max_epochs=int(max_epochs), seed=seed,
-                    check_every=int(check_every))
+                    check_every=int(check_every), smoothness=beta)
     return Run(method, res, float(res.trace["primal"][0]))
 
 
@@ -1053,7 +1057,7 @@ def _warm_up():
         _solve(X, y, method, lam=0.05, tol=1e-3, max_passes=2)
 
 
-def _measure(X, y, method, *, lam, max_passes, seeds, time_budget):
+def _measure(X, y, method, *, lam, max_passes, seeds, time_budget, beta=None):
     """Passes to a duality gap of 1e-6·P(0) (median over seeds) and the seconds of seed 0.
 
     The seconds come from a second run of seed 0 that checks the gap only at the
@@ -1066,7 +1070,8 @@ def _measure(X, y, method, *, lam, max_passes, seeds, time_budget):
     for k, seed in enumerate(seeds):
         if k > 0 and time.perf_counter() - t0 > time_budget:
             break
-        run = _solve(X, y, method, lam=lam, tol=1e-6, max_passes=max_passes, seed=seed)
+        run = _solve(X, y, method, lam=lam, tol=1e-6, max_passes=max_passes, seed=seed,
+                     beta=beta)
         tr = run.trace
         reached = passes_to_reach(tr["passes"], tr["gap"], 1e-6 * run.p0)
         passes.append(reached if math.isfinite(reached) else float(run.result.passes))
@@ -1075,7 +1080,7 @@ def _measure(X, y, method, *, lam, max_passes, seeds, time_budget):
         first = first or run
     epochs = first.result.n_epochs
     timed = _solve(X, y, method, lam=lam, tol=1e-6, max_passes=max_passes, seed=seeds[0],
-                   max_epochs=max(epochs, 1), check_every=max(epochs, 1))
+                   max_epochs=max(epochs, 1), check_every=max(epochs, 1), beta=beta)
     return {"passes": float(np.median(passes)), "all": passes, "converged": all(converged),
             "seconds": float(timed.result.seconds), "seeds": used, "run": first}
 
@@ -1108,6 +1113,12 @@ def _table1_row(name, full, seeds):
     budgets = {"primal-cd": 5000 if full else 2000, "dual-cd": 1000 if full else 500}
     meas = {m: _measure(Xn, y, m, lam=lam, max_passes=budgets[m], seeds=seeds,
                         time_budget=30.0) for m in METHODS}
+    # the paper's setting: its T_P/T_D column is eq. (15) with β = 1, so its fixed
+    # steps and importance probabilities are taken with β = 1 too (a valid, looser bound)
+    meas1 = {m: _measure(Xn, y, m, lam=lam, max_passes=4 * budgets[m], seeds=seeds,
+                         time_budget=30.0, beta=1.0) for m in METHODS}
+    p1, q1 = meas1["primal-cd"], meas1["dual-cd"]
+    ratio1 = p1["passes"] / q1["passes"]
     lib = _measure_library(Xn, y, lam=lam)
     (lib_p, lib_conv_p), (lib_d, lib_conv_d) = lib["primal-cd"], lib["dual-cd"]
     lib_ratio = lib_p / lib_d if lib_d > 0 else math.nan
@@ -1132,6 +1143,11 @@ def _table1_row(name, full, seeds):
         "lib_converged": lib_conv_p and lib_conv_d,
         "auto_ok_lib": _label(lib_ratio) in (auto_short, "tie"),
         "seeds": len(p["seeds"]), "all_P": p["all"], "all_D": q["all"],
+        "passes_P_beta1": p1["passes"], "passes_D_beta1": q1["passes"],
+        "conv_beta1": p1["converged"] and q1["converged"], "measured_beta1": ratio1,
+        "all_P_beta1": p1["all"], "all_D_beta1": q1["all"],
+        "pred_faster": _label(pred["ratio"]),
+        "pred_ok_passes": _label(pred["ratio"]) in (lab_passes, "tie") or lab_passes == "tie",
         "runs": {m: meas[m]["run"] for m in METHODS},
     }
 
@@ -1141,7 +1157,8 @@ TABLE1_COLUMNS = ("dataset", "d", "n", "density", "nnz", "C_P", "C_D", "C_P_norm
                   "seconds_P", "seconds_D", "seconds_ratio", "auto", "faster_passes",
                   "faster_seconds", "auto_ok_passes", "auto_ok_seconds", "pred_time",
                   "lib_seconds_P", "lib_seconds_D", "lib_seconds_ratio", "lib_converged",
-                  "auto_ok_lib", "seeds", "notes")
+                  "auto_ok_lib", "seeds", "passes_P_beta1", "passes_D_beta1", "measured_beta1",
+                  "conv_beta1", "pred_faster", "pred_ok_passes", "notes")
 
 
 def _passes_cell(value, converged):
@@ -1157,7 +1174,7 @@ def run_table1(out_dir: Path, full: bool) -> Path:
     normalised data (β = 1/4, the logistic loss's smoothness, and β = 1, which
     reproduces the paper's 0.5 and 2.0), the measured ``T_P/T_D`` = ratio of the
     passes NSync and Quartz need to reach a duality gap of ``1e-6·P(0)`` (median over
-    seeds 0-2, log-interpolated between gap checks), the ratio of their seconds, and
+    seeds 0-6, log-interpolated between gap checks), the ratio of their seconds, and
     ``cdlearn.api.auto_solver``'s choice with whether it matches the measured faster
     method (within 10% counts as a match). ``full``: leukemia, news20 binarized
     (substitute for news20.binary), reuters-money-fx, a9a, w8a, mushrooms, ijcnn1,
@@ -1170,7 +1187,10 @@ def run_table1(out_dir: Path, full: bool) -> Path:
     out_dir = Path(out_dir)
     t_start = time.perf_counter()
     names = TABLE1_FULL if full else TABLE1_SMALL
-    seeds = (0, 1, 2)
+    # seven seeds: on leukemia the two methods are within a pass of each other and
+    # three seeds leave the median ratio at the mercy of one run (1.13 with seeds 0-2,
+    # 1.00 with 0-6); the 30 s budget per method caps the seeds on the large datasets
+    seeds = tuple(range(7))
     _warm_up()
     rows, missing, traces = [], [], {}
     for name in names:
@@ -1226,12 +1246,17 @@ def run_table1(out_dir: Path, full: bool) -> Path:
                    f"{_passes_cell(r['passes_D'], r['conv_D'])}",
                    ("≥ " if not r["conv_P"] else "≤ " if not r["conv_D"] else "")
                    + f"{r['measured']:.3g}", f"{r['seconds_ratio']:.3g}",
+                   f"{r['passes_P_beta1']:.3g} / {r['passes_D_beta1']:.3g}"
+                   + ("" if r["conv_beta1"] else " (not conv.)"),
+                   f"{r['measured_beta1']:.3g}",
+                   "yes" if r["pred_ok_passes"] else "**no**",
                    r["auto"], "yes" if r["auto_ok_passes"] else "**no**",
                    "yes" if r["auto_ok_seconds"] else "**no**"))
     table = _md_table(("dataset", "d", "n", "density", "nnz", "C_P", "C_D",
                        "pred. T_P/T_D (β=¼)", "pred. (β=1)", "passes P / D",
-                       "measured T_P/T_D", "seconds ratio", "auto", "auto ok (passes)",
-                       "auto ok (seconds)"), md)
+                       "measured T_P/T_D", "seconds ratio", "passes P / D (β=1)",
+                       "measured (β=1)", "eq. (15) winner ok (passes)", "auto",
+                       "auto ok (passes)", "auto ok (seconds)"), md)
     lib_md = [(r["dataset"], f"{r['pred']:.3g}", f"{r['pred_time']:.3g}", r["auto"],
                f"{1e3 * r['lib_seconds_P']:.3g} / {1e3 * r['lib_seconds_D']:.3g}",
                f"{r['lib_seconds_ratio']:.3g}" + ("" if r["lib_converged"] else " (not conv.)"),
@@ -1256,7 +1281,6 @@ def run_table1(out_dir: Path, full: bool) -> Path:
     n_ok = sum(r["auto_ok_passes"] for r in rows)
     n_ok_s = sum(r["auto_ok_seconds"] for r in rows)
     n_ok_lib = sum(r["auto_ok_lib"] for r in rows)
-    agree = sum(_label(r["pred"]) == r["faster_passes"] for r in rows)
     leu = next((r for r in rows if r["key"] == "leu"), None)
     news = next((r for r in rows if r["key"] == "news20"), None)
     news_u = next((r for r in rows if r["key"] == "news20-unit"), None)
@@ -1269,7 +1293,7 @@ def run_table1(out_dir: Path, full: bool) -> Path:
             "prints the step as θ, Quartz [15] divides it by q_j). Measured T_P/T_D = passes "
             "of primal / passes "
             "of dual to a duality gap ≤ 1e-6·P(0), log-interpolated between the per-epoch gap "
-            "checks, median over seeds 0, 1, 2 (fewer when one run takes > 30 s; see "
+            "checks, median over seeds 0-6 (fewer when the runs take > 30 s; see "
             "`table1.csv`, column seeds). Seconds: one extra run of seed 0 that evaluates the "
             "gap only once, at the epoch where the measured run stopped. Pass budgets: "
             f"primal {5000 if full else 2000}, dual {1000 if full else 500}; '>' marks a run "
@@ -1304,17 +1328,24 @@ def run_table1(out_dir: Path, full: bool) -> Path:
             f"published nnz, C_P, C_D give {_paper_ratio('news20', 1.0):.2g} with β = 1 "
             f"(paper: 2.0) and {_paper_ratio('news20', 0.25):.2g} with β = 1/4."
             if leu else "",
-            f"- Predicted winner (β = 1/4, 10% = tie) = measured winner in passes on {agree} of "
-            f"{len(rows)} datasets.",
-            (f"- **Leukemia**: the paper predicts and observes primal faster (0.5). We measure "
-             f"{leu['passes_P']:.3g} vs {leu['passes_D']:.3g} passes (ratio "
-             f"{leu['measured']:.3g}, seeds: primal {', '.join(f'{v:.3g}' for v in leu['all_P'])}"
+            (f"- **Leukemia**: the paper predicts and observes primal faster (0.5, with "
+             f"β = 1). With the paper's β = 1 in both methods' steps and sampling we measure "
+             f"{leu['passes_P_beta1']:.3g} vs {leu['passes_D_beta1']:.3g} passes, ratio "
+             f"{leu['measured_beta1']:.3g} against the predicted {leu['pred_beta1']:.3g}: "
+             + ("primal faster, **agrees** with the paper. " if leu["measured_beta1"] < 1 / TIE
+                else "**disagrees** with the paper. ")
+             + f"With the logistic loss's tight β = 1/4 the prediction is {leu['pred']:.3g} and "
+             f"we measure {leu['passes_P']:.3g} vs {leu['passes_D']:.3g} passes (ratio "
+             f"{leu['measured']:.3g}; seeds: primal {', '.join(f'{v:.3g}' for v in leu['all_P'])}"
              f"; dual {', '.join(f'{v:.3g}' for v in leu['all_D'])}) and a seconds ratio of "
              f"{leu['seconds_ratio']:.3g}: "
-             + ("primal faster, **agrees**." if leu["measured"] < 1 / TIE else
-                "**disagrees** — the two methods need about the same number of passes. The "
-                "bounds are close (prediction 0.79 with β = 1/4) and both runs converge in "
-                "about ten passes, where the dual beats its bound by more than the primal.")
+             + ("primal faster." if leu["measured"] < 1 / TIE else
+                "a tie or dual ahead. Why β matters here: on the normalised leukemia "
+                "data λ = 1/38 dominates the primal coordinates' curvature (β‖X_:i‖²/n ≈ "
+                "β/7129), so the primal steps hardly depend on β, while the dual's fixed "
+                "step, λn/(βv_j + λn) of the move to φ'(x_jᵀw) under importance sampling "
+                "(v_j ≈ 1 = λn here), shrinks from 0.8 to 0.5 when β goes from 1/4 to 1. "
+                "The tighter β helps only the dual.")
              if leu else ""),
             (f"- **News**: the paper (news20.binary) predicts 2.0 and observes dual faster. Our "
              f"substitute, the multiclass news20 binarized, has raw term counts: predicted "
@@ -1325,6 +1356,9 @@ def run_table1(out_dir: Path, full: bool) -> Path:
                 f"{news_u['pred']:.3g} ({news_u['pred_beta1']:.3g} with β = 1) and measured "
                 f"{news_u['measured']:.3g}: dual faster, as in the paper." if news_u else "")
              if news else ""),
+            f"- Eq. (15)'s winner in passes (β = 1/4; what auto computes before pricing the "
+            f"entries) is the measured faster method in passes, or the two tie within 10%, on "
+            f"{sum(r['pred_ok_passes'] for r in rows)}/{len(rows)} datasets.",
             f"- auto_solver matched the measured faster method (or a tie) on {n_ok}/{len(rows)} "
             f"datasets by passes and {n_ok_s}/{len(rows)} by seconds. The seconds ratio can "
             "differ from the passes ratio: a primal step on the logistic loss evaluates φ' "

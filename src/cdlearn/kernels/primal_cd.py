@@ -39,7 +39,7 @@ from cdlearn.losses import (
     loss_value,
 )
 from cdlearn.penalties import coordinate_prox_step
-from cdlearn.sampling import draw_without_replacement
+from cdlearn.sampling import CYCLIC, draw_without_replacement
 
 from .views import first_draws, slice_axpy, step_ahead
 
@@ -395,10 +395,14 @@ def primal_cd_logistic_epoch(
     inv_n = 1.0 / n
     entries = 0
     updates = 0
+    cyclic = mode == CYCLIC  # see primal_cd_squared_epoch
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
     for it in range(n_updates):
-        j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
-                                         j_next, j_after, data, indices, indptr, lips)
+        if cyclic:
+            j = counter % d
+        else:
+            j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
+                                             j_next, j_after, data, indices, indptr, lips)
         counter += 1
         lj = lips[j]
         if lj == 0.0:
@@ -455,38 +459,77 @@ def _squared_gradient(data, indices, indptr, j, z, y, sw, unit):
     return g
 
 
+@njit(cache=True)
+def _residual_gradient(data, indices, indptr, j, r, sw, unit):
+    """Σ_i s_i r_i X_ij for the squared loss's residual ``r = z - y``."""
+    start, end = u64(indptr[j]), u64(indptr[j + 1])
+    g = 0.0
+    if indices.shape[0] == 0:
+        if unit:
+            for k in range(start, end):
+                g += r[k - start] * data[k]
+        else:
+            for k in range(start, end):
+                i = k - start
+                g += sw[i] * r[i] * data[k]
+    elif unit:
+        for k in range(start, end):
+            g += r[u64(indices[k])] * data[k]
+    else:
+        for k in range(start, end):
+            i = u64(indices[k])
+            g += sw[i] * r[i] * data[k]
+    return g
+
+
 @njit(cache=True, nogil=True)
 def primal_cd_squared_epoch(
-    data, indices, indptr, y, sw, unit, z, w, lips, l1, l2,
+    data, indices, indptr, sw, unit, r, w, lips, l1, l2,
     mode, prob, alias, n_updates, rng, counter, intercept, intercept_lips,
 ):
     """:func:`primal_cd_epoch` for the squared loss, serial sampling (exact coordinate steps).
 
-    No per-entry branch on the loss; ``unit`` skips the sample weights when
-    they are all 1. The same iterates, bit for bit, as the generic kernel.
+    Works on the residual ``r = Xw + b - y`` instead of the margins: a step then
+    gathers one vector, not two (measured on news20, cyclic: the gather of ``y``
+    was half of the epoch). No per-entry branch on the loss; ``unit`` skips the
+    sample weights when they are all 1. Cyclic order takes ``counter mod d``
+    in the loop instead of the look-ahead pipeline of :func:`step_ahead`, which
+    only pays for random orders (measured: 2× off a cyclic epoch on news20).
     Returns ``(entries_touched, updates_made, counter)``.
     """
-    n = y.shape[0]
+    n = r.shape[0]
     d = w.shape[0]
     inv_n = 1.0 / n
     entries = 0
     updates = 0
+    cyclic = mode == CYCLIC
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
     for it in range(n_updates):
-        j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
-                                         j_next, j_after, data, indices, indptr, lips)
+        if cyclic:
+            j = counter % d
+        else:
+            j, j_next, j_after = step_ahead(rng, mode, prob, alias, d, counter, it, n_updates,
+                                             j_next, j_after, data, indices, indptr, lips)
         counter += 1
         lj = lips[j]
         if lj == 0.0:
             continue
         entries += indptr[j + 1] - indptr[j]
-        g = _squared_gradient(data, indices, indptr, j, z, y, sw, unit) * inv_n
+        g = _residual_gradient(data, indices, indptr, j, r, sw, unit) * inv_n
         wj = w[j]
         delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
         if delta != 0.0:
             w[j] = wj + delta
-            slice_axpy(data, indices, indptr, j, delta, z)
+            slice_axpy(data, indices, indptr, j, delta, r)
             updates += 1
     if intercept_lips > 0.0:
-        entries += intercept_step(z, y, sw, SQUARED, inv_n, intercept, intercept_lips)
+        g = 0.0
+        for i in range(n):
+            g += sw[i] * r[i]
+        delta = -g * inv_n / intercept_lips
+        if delta != 0.0:
+            intercept[0] += delta
+            for i in range(n):
+                r[i] += delta
+        entries += n
     return entries, updates, counter

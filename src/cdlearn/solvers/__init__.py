@@ -51,12 +51,13 @@ SOLVERS: dict[str, SolverSpec] = {
     "primal-cd": SolverSpec(
         "primal-cd", primal_cd.SUPPORTED_LOSSES, primal_cd.SUPPORTED_PENALTIES,
         primal_cd.PrimalCDState, note="; the hinge loss needs solver='dual-cd'",
-        options=("shrink_q", "shrink_start"),
+        options=("shrink_q", "shrink_start", "smoothness"),
     ),
     "dual-cd": SolverSpec(
         "dual-cd", dual_cd.SUPPORTED_LOSSES, dual_cd.SUPPORTED_PENALTIES,
         dual_cd.DualCDState,
         note="; l1 and penalty-free problems need solver='primal-cd'",
+        options=("smoothness",),
     ),
     "block-cd": SolverSpec(
         "block-cd", block_cd.SUPPORTED_LOSSES, block_cd.SUPPORTED_PENALTIES,

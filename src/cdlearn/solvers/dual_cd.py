@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.dual_cd import EXACT_STEP, FIXED_STEP, dual_cd_epoch, dual_cd_pair_epoch
-from ..losses import LOSS_SMOOTHNESS
+from ..losses import step_smoothness
 from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import soft_threshold_array
 from ..sampling import (
@@ -50,7 +50,7 @@ class DualCDState:
     """State of dual CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="importance", batch_size=1, seed=0,
-                 alpha0=None, intercept0=0.0, dual_step="exact"):
+                 alpha0=None, intercept0=0.0, dual_step="exact", smoothness=None):
         self.problem = p = problem
         n = p.n_samples
         self.view = p.design.csr
@@ -68,8 +68,7 @@ class DualCDState:
             self.eso = eso_tau_nice(p.design.col_nnz, sq, self.tau, n)
         else:
             self.eso = p.design.row_sq_norms.copy()
-        beta = LOSS_SMOOTHNESS[p.loss]
-        beta = 1.0 if not np.isfinite(beta) else beta
+        beta = step_smoothness(p.loss, smoothness)
         self.inv_l2n = 1.0 / (p.l2 * n)
         self.kappa = p.l1 / p.l2
 

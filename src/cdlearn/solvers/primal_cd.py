@@ -41,7 +41,7 @@ from ..kernels.primal_cd import (
     primal_cd_squared_epoch,
 )
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
-from ..losses import LOSS_SMOOTHNESS, loss_derivatives
+from ..losses import loss_derivatives, step_smoothness
 from ..objectives import dual_from_primal, primal_value
 from ..penalties import coordinate_violations
 from ..sampling import (
@@ -90,11 +90,11 @@ class PrimalCDState:
 
     def __init__(self, problem: Problem, *, sampling="importance", power=1.0, batch_size=1,
                  seed=0, w0=None, intercept0=0.0, step="newton", shrink_q=0.9,
-                 shrink_start=5.0):
+                 shrink_start=5.0, smoothness=None):
         self.problem = p = problem
         d, n = p.n_features, p.n_samples
         self.view = p.design.csc
-        beta = LOSS_SMOOTHNESS[p.loss]
+        beta = step_smoothness(p.loss, smoothness)
         self.tau = int(batch_size)
         if self.tau > 1:
             M = p.design.to_scipy()
@@ -143,6 +143,10 @@ class PrimalCDState:
                              and sampling != "shrinking")
         if self.fast_squared:
             self.unit_weights = bool(np.all(p.sample_weight == 1.0))
+            # its kernel keeps the residual z - y; z is rebuilt from it at the next check
+            # (only after that kernel ran: subclasses and experiments drive z themselves)
+            self.resid = self.z - p.y
+        self._z_from_resid = False
         if self.fast_logistic:
             self.cube = weighted_column_abs_cubes(p) / n
             self.perr = np.empty(n)
@@ -186,10 +190,11 @@ class PrimalCDState:
             return entries, updates
         if self.fast_squared:
             entries, updates, self.counter = primal_cd_squared_epoch(
-                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.unit_weights, self.z,
+                v.data, v.indices, v.indptr, p.sample_weight, self.unit_weights, self.resid,
                 self.w, self.lips, p.l1, p.l2, self.mode, self.prob, self.alias,
                 p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
             )
+            self._z_from_resid = True
             return entries, updates
         entries, updates, self.counter = primal_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
@@ -205,7 +210,12 @@ class PrimalCDState:
     def certificate(self):
         p = self.problem
         self._checks += 1
+        if self._z_from_resid:
+            np.add(self.resid, p.y, out=self.z)
+            self._z_from_resid = False
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
+        if self.fast_squared:  # the margins may have moved (intercept, resync)
+            np.subtract(self.z, p.y, out=self.resid)
         if self.fast_logistic:  # the margins may have moved (intercept, resync)
             logistic_error_probabilities(self.z, p.y, self.perr)
         primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
@@ -231,6 +241,8 @@ class PrimalCDState:
         self._intercept[0] = b
         p = self.problem
         self.z = p.design.matvec(self.w) + b
+        if self.fast_squared:
+            np.subtract(self.z, p.y, out=self.resid)
         if getattr(self, "fast_logistic", False):
             logistic_error_probabilities(self.z, p.y, self.perr)
         if self.shrinking:
