@@ -7,9 +7,10 @@ Johnson & Guestrin 2015, "Blitz", ICML):
 
 1. the full gradient ``∇f(w) = Xᵀ(s∘φ'(z))/n`` (one pass; shared with the
    preceding gap check, which needs the same vector),
-2. every feature is scored by its optimality violation
-   ``dist(-∇_j f, λ∂g_j(w_j))``; the working set is the support plus the most
-   violating features, ``max(p0, 2|support|)`` of them, never shrinking,
+2. the working set is the support plus the zero coefficients of highest
+   priority ``(|∇_j f| - λ1)/‖x_j‖`` (the optimality violation when positive;
+   close to celer's gap-safe priority), ``max(p0, 2|support|)`` features in
+   all, never shrinking,
 3. cyclic CD on the working-set columns (:mod:`cdlearn.kernels.working_set`,
    with the coordinate steps of primal CD and Anderson extrapolation every
    ``anderson_k`` epochs) until their violation is ≤ ``inner_tol_ratio`` times
@@ -84,6 +85,8 @@ class WorkingSetState:
         beta = LOSS_SMOOTHNESS[p.loss]
         self.lips = beta * weighted_column_sq_norms(p) / n
         self.lips[p.design.col_nnz == 0] = 0.0
+        self.empty = self.lips == 0
+        self.inv_norms = 1.0 / np.sqrt(np.where(self.empty, 1.0, self.lips))
         self.unit = bool(np.all(p.sample_weight == 1.0))
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
         self.logistic = p.loss_code == LOGISTIC
@@ -147,7 +150,15 @@ class WorkingSetState:
         n_supp = int(np.count_nonzero(support))
         size = min(d, max(self.p0, 2 * n_supp, self.ws_size))
         if size < d:
+            # rank the zero coefficients by (|∇_j f| - λ1)/√L_j: their violation when > 0,
+            # how close they are to entering when < 0 (no ties among non-violators),
+            # per unit column norm as celer's priorities (fewer passes measured on
+            # leu, reuters and news20 than the raw violation)
+            scores = np.abs(grad)
+            scores -= p.l1
+            scores *= self.inv_norms
             scores[support] = np.inf
+            scores[self.empty] = -np.inf
             ws = np.argpartition(scores, d - size)[d - size:]
             ws.sort()  # cyclic order by column index: sequential memory access
         else:
