@@ -343,7 +343,7 @@ def working_set(w, g, viol, col_nnz, d, fit_intercept, l1, threshold, ws):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"reassoc", "contract"})
 def cholesky_solve(A, x):
     """Solve ``A x = rhs`` in place (``x`` holds rhs) by a Cholesky factorisation of
     ``A`` (overwritten by L in its lower triangle); False if A is not numerically
@@ -351,15 +351,18 @@ def cholesky_solve(A, x):
 
     Hand-written rather than LAPACK: for the m ≤ 1024 matrices it serves, the
     threaded OpenBLAS potrf was measured at 160 ms for m = 301 on a loaded
-    2-core machine (threads spinning), this loop at a few ms. Row-oriented so
-    every inner product runs over contiguous memory.
+    2-core machine (threads spinning). Row-oriented so every inner product runs
+    over contiguous memory; ``reassoc`` lets LLVM vectorise those sums (m = 301:
+    12 ms -> 1.1 ms), changing only their rounding order. No ``nnan``: the
+    positivity test must see NaNs.
     """
     m = A.shape[0]
     for i in range(m):
         for j in range(i + 1):
-            s = A[i, j]
+            s = 0.0
             for k in range(j):
-                s -= A[i, k] * A[j, k]
+                s += A[i, k] * A[j, k]
+            s = A[i, j] - s
             if i == j:
                 if not s > 0.0:
                     return False
@@ -367,10 +370,10 @@ def cholesky_solve(A, x):
             else:
                 A[i, j] = s / A[j, j]
     for i in range(m):  # L y = rhs
-        s = x[i]
+        s = 0.0
         for k in range(i):
-            s -= A[i, k] * x[k]
-        x[i] = s / A[i, i]
+            s += A[i, k] * x[k]
+        x[i] = (x[i] - s) / A[i, i]
     for i in range(m - 1, -1, -1):  # Lᵀ x = y
         s = x[i]
         for k in range(i + 1, m):
