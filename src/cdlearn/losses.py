@@ -227,12 +227,26 @@ def conjugate_at_neg(code, a, y):
 def dual_coordinate_maximizer(code, a, z, y, c):
     """The exact dual coordinate step of Quartz / SDCA (face-off Algorithm 2).
 
+    Same as :func:`dual_coordinate_step` with ``inner_eps = 0`` (the logistic
+    root solved to rounding).
+    """
+    return dual_coordinate_step(code, a, z, y, c, 0.0)
+
+
+@njit(cache=True)
+def dual_coordinate_step(code, a, z, y, c, inner_eps):
+    """The dual coordinate step of Quartz / SDCA (face-off Algorithm 2).
+
     Returns ``a'`` maximising ``-φ*(-a') - (a' - a) z - c/2 (a' - a)²`` for a
     unit-weight loss (``c = s_i v_i / (λ n)``; a sample weight ``s_i`` rescales
     ``a = α_i / s_i``). Closed forms for all losses but the logistic, whose
     optimality condition is solved by a safeguarded Newton method in the logit
     ``u = log(t / (1 - t))``, ``t = a' y``: ``u + yz + c (σ(u) - t0) = 0`` has a
     derivative in ``[1, 1 + c/4]`` and its root lies in a known bracket.
+    ``inner_eps > 0`` stops that Newton method once the optimality residual is
+    at most ``inner_eps`` (margin units), and returns ``a`` itself when it
+    already is (liblinear's inner tolerance, Yu, Huang & Lin 2011, Alg. 3; see
+    :func:`_logistic_dual_root`). The closed forms ignore it.
     """
     if c < 1e-300:
         c = 1e-300
@@ -246,7 +260,7 @@ def dual_coordinate_maximizer(code, a, z, y, c):
     elif code == HINGE:
         t = y * a + (1.0 - y * z) / c
     else:
-        return y * _logistic_dual_root(y * a, y * z, c)
+        return y * _logistic_dual_root(y * a, y * z, c, inner_eps)
     if t < 0.0:
         t = 0.0
     elif t > 1.0:
@@ -289,7 +303,7 @@ def dual_domain(code, y):
 
 
 @njit(cache=True)
-def _logistic_dual_root(t0, m, c):
+def _logistic_dual_root(t0, m, c, eps):
     """Root t ∈ (0, 1) of ``log((1-t)/t) - m - c (t - t0) = 0`` via u = logit(t).
 
     Newton (with Halley's third-order correction) starts from the current
@@ -298,6 +312,14 @@ def _logistic_dual_root(t0, m, c):
     bisection of the bracket whenever a step leaves it. Cost per call near convergence: one ``log`` and no ``exp`` -- at the
     start ``σ(u) = t0`` is known, and once the Newton step ``δ`` is below
     1e-12 the root ``σ(u - δ)`` is returned as ``s - s(1-s)δ`` (error O(δ²)).
+
+    ``eps`` > 0 also stops as soon as the residual ``g = u + m + c(σ(u) - t0)``
+    (liblinear's ``gp``, in margin units) is ≤ eps in magnitude -- before any
+    step when the current point already satisfies it, which then returns
+    ``t0`` itself and costs one ``log`` (the caller skips the row update). The
+    residual is the coordinate's dual gradient, so the approximate root is the
+    exact maximiser of a problem perturbed by at most eps in the margin.
+    ``eps = 0`` solves to rounding.
     """
     if t0 < 0.0:
         t0 = 0.0
@@ -308,6 +330,8 @@ def _logistic_dual_root(t0, m, c):
     if 0.0 < t0 < 1.0:
         u = math.log(t0 / (1.0 - t0))
         s = t0
+        if abs(u + m) <= eps:  # the residual at t0 (before the bracket may move u)
+            return t0
     else:
         u = -m
         s = _sigmoid(u)
@@ -316,7 +340,7 @@ def _logistic_dual_root(t0, m, c):
         s = _sigmoid(u)
     for _ in range(100):
         g = u + m + c * (s - t0)
-        if g == 0.0:
+        if abs(g) <= eps:
             break
         if g > 0.0:
             hi = u

@@ -19,7 +19,7 @@ from numba import njit
 
 from cdlearn.losses import (
     LOGISTIC,
-    dual_coordinate_maximizer,
+    dual_coordinate_step,
     dual_domain,
     dual_slope,
     loss_derivative,
@@ -34,10 +34,10 @@ EXACT_STEP, FIXED_STEP = 0, 1
 
 
 @njit(cache=True)
-def _dual_step(loss_code, step_mode, eta, a, z, y, c):
+def _dual_step(loss_code, step_mode, eta, a, z, y, c, inner_eps):
     if step_mode == FIXED_STEP:
         return a + eta * (-loss_derivative(loss_code, z, y) - a)
-    return dual_coordinate_maximizer(loss_code, a, z, y, c)
+    return dual_coordinate_step(loss_code, a, z, y, c, inner_eps)
 
 
 @njit(cache=True)
@@ -80,12 +80,16 @@ def _apply_row(data, indices, indptr, i, scale, v, w, kappa):
 def dual_cd_epoch(
     data, indices, indptr, y, sw, alpha, v, w, eso, inv_l2n, kappa, loss_code,
     step_mode, eta, intercept, mode, prob, alias, n_updates, rng, counter, tau, perm, deltas,
+    inner_eps,
 ):
     """Run ``n_updates`` dual coordinate steps on the row view.
 
     ``eso[i]`` is v_i of the ESO (‖x_i‖² for serial sampling), ``inv_l2n`` is
     ``1/(λ2 n)``, ``intercept`` a fixed offset added to every margin, ``eta``
-    the per-sample fixed steps ``θ/q_i`` of Quartz (read only with FIXED_STEP).
+    the per-sample fixed steps ``θ/q_i`` of Quartz (read only with FIXED_STEP),
+    ``inner_eps`` the logistic step's inner tolerance (0: exact; see
+    :func:`cdlearn.losses.dual_coordinate_step`). A step that leaves α_i
+    unchanged skips the row update and is not counted in ``updates_made``.
     Returns ``(entries_touched, updates_made, counter)``.
     """
     n = y.shape[0]
@@ -112,7 +116,8 @@ def dual_cd_epoch(
             z = slice_dot(data, indices, indptr, i, w) + intercept
             a = alpha[i] if s == 1.0 else alpha[i] / s
             eta_i = eta[i] if step_mode == FIXED_STEP else 0.0
-            a_new = _dual_step(loss_code, step_mode, eta_i, a, z, y[i], s * eso[i] * inv_l2n)
+            a_new = _dual_step(loss_code, step_mode, eta_i, a, z, y[i], s * eso[i] * inv_l2n,
+                               inner_eps)
             step = s * (a_new - a)
             if step != 0.0:
                 alpha[i] += step
@@ -132,7 +137,8 @@ def dual_cd_epoch(
                 z = slice_dot(data, indices, indptr, i, w) + intercept
                 a = alpha[i] / s
                 eta_i = eta[i] if step_mode == FIXED_STEP else 0.0
-                a_new = _dual_step(loss_code, step_mode, eta_i, a, z, y[i], s * eso[i] * inv_l2n)
+                a_new = _dual_step(loss_code, step_mode, eta_i, a, z, y[i], s * eso[i] * inv_l2n,
+                                   inner_eps)
                 deltas[t] = s * (a_new - a)
             for t in range(tau):
                 if deltas[t] != 0.0:
