@@ -68,12 +68,28 @@ def column_abs_cubes(data, indices, indptr, sw, inv_n, out):
         out[j] = acc * inv_n
 
 
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def _dense_residual_dot(data, start, n, z, y):
+    """Σ_i (z_i - y_i) X_ij over a dense column (unit weights).
+
+    Reassociation lets LLVM split the sum into SIMD lanes: a serial sum is bound
+    by the add latency (leu at λmax/100: 26 → 22 ms per solve). Still deterministic.
+    """
+    g = 0.0
+    for i in range(n):
+        g += (z[i] - y[i]) * data[start + i]
+    return g
+
+
 @njit(cache=True)
 def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, unit, inv_n, lj, cube,
                      l1, l2, loss_code):
     """One coordinate step on j, applied in place; returns ``(delta, entries)``."""
     if loss_code == SQUARED:  # exact minimisation, no line search
-        g = _squared_gradient(data, indices, indptr, j, z, y, sw, unit) * inv_n
+        if unit and indices.shape[0] == 0:
+            g = _dense_residual_dot(data, u64(indptr[j]), u64(z.shape[0]), z, y) * inv_n
+        else:
+            g = _squared_gradient(data, indices, indptr, j, z, y, sw, unit) * inv_n
         wj = w[j]
         delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
         if delta != 0.0:
