@@ -253,7 +253,8 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
 
     ``k`` = Anderson window (0: none); ``w_hist`` (k+1, |ws|), ``z_hist``
     (k+1, n), ``b_hist`` (k+1,) and ``z_buf`` (n,) are scratch. The violation
-    is measured every ``check_every`` epochs (and after the first one).
+    is measured every ``check_every`` epochs (and after the first one); an
+    epoch that moves nothing also ends the solve.
     Returns ``(entries, updates, epochs, anderson_tried, anderson_accepted,
     violation)``; entries count the columns' nonzeros per visit, line-search
     traversals, violation checks, and n per intercept step.
@@ -271,6 +272,8 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
         _store(w_hist, z_hist, b_hist, 0, w, ws, z, intercept[0])
         filled = 1
     for epoch in range(1, max_epochs + 1):
+        before = updates
+        b_before = intercept[0]
         for t in range(ws.shape[0]):
             j = ws[t]
             lj = lips[j]
@@ -294,6 +297,12 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
                 # the window restarts from the current (possibly extrapolated) point
                 _store(w_hist, z_hist, b_hist, 0, w, ws, z, intercept[0])
                 filled = 1
+        if updates == before and intercept[0] == b_before:
+            # a fixed point in floating point (tol_in below rounding): nothing to gain
+            viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
+                                         inv_n, l1, l2, loss_code, fit_intercept)
+            entries += visited
+            break
         if epoch == 1 or epoch % check_every == 0:
             viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
                                          inv_n, l1, l2, loss_code, fit_intercept)
