@@ -88,10 +88,12 @@ def test_l1_logistic_on_leukemia_matches_liblinear(load):
     assert 0 < np.count_nonzero(res.w) < 100
 
 
-def test_l1_squared_hinge_matches_primal_cd():
+@pytest.mark.parametrize("loss, tol", [("squared_hinge", 1e-12),
+                                       ("smooth_hinge", 1e-10)])  # its gap floors at ~3e-11
+def test_l1_hinge_variants_match_primal_cd(loss, tol):
     # (liblinear -s 5 stops at its iteration cap on leu, 5% above the optimum)
     X, y = _sparse_problem(17, n=150, d=80, classify=True)
-    kw = dict(loss="squared_hinge", penalty="l1", lam=0.02, tol=1e-12, max_epochs=100000)
+    kw = dict(loss=loss, penalty="l1", lam=0.02, tol=tol, max_epochs=100000)
     ref = cdlearn.solve(X, y, solver="primal-cd", sampling="cyclic", **kw)
     res = cdlearn.solve(X, y, solver="ws-cd", **kw)
     assert ref.converged and res.converged

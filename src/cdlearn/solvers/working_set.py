@@ -16,6 +16,11 @@ Johnson & Guestrin 2015, "Blitz", ICML):
    ``anderson_k`` epochs) until their violation is ≤ ``inner_tol_ratio`` times
    the full one.
 
+``run_epoch`` counts the scoring pass as ``nnz + n + d`` entries (what
+:func:`cdlearn.solvers.base.run` prices a gap check at, so checks come every
+outer iteration and share the gradient), plus the working-set columns' entries
+of every inner epoch, line search and violation check.
+
 The duality-gap certificate is that of primal CD (``α = -s φ'(Xw + b)``,
 rescaled into the dual domain for l1, the intercept at its exact minimiser).
 Deterministic: no random draws.
