@@ -123,3 +123,101 @@ def test_fixed_point_of_a_fixed_tolerance_has_gap_below_the_documented_bound(eps
     for _ in range(200):
         st.run_epoch()
     assert st.certificate()[2] < 1e-6 * bound
+
+
+# ----------------------------------------------------------------- identical rows
+def _with_conflicting_duplicates(seed=4, n=300, d=40, copies=((0, 3), (1, 2), (2, 2))):
+    """A sparse logistic problem where some rows appear several times with both labels."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, random_state=seed, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    y = np.sign(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n))
+    y[y == 0] = 1.0
+    rows, labels = [X], [y]
+    for r, k in copies:  # heavy row r, k extra copies alternating labels
+        big = X[r] * 10.0 if X[r].nnz else sp.csr_matrix(np.full((1, d), 3.0))
+        rows.append(sp.vstack([big] * (k + 1)))
+        labels.append(np.array([(-1.0) ** j for j in range(k + 1)]))
+    return sp.vstack(rows).tocsr(), np.concatenate(labels)
+
+
+def test_duplicate_groups_are_exactly_the_identical_rows():
+    X, y = _with_conflicting_duplicates()
+    p = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / X.shape[0])
+    st = dual_cd.DualCDState(p, sampling="shuffle")
+    ptr, rows = st.groups
+    groups = sorted(sorted(rows[ptr[g]:ptr[g + 1]].tolist()) for g in range(len(ptr) - 1))
+    n0 = 300
+    assert groups == [[n0, n0 + 1, n0 + 2, n0 + 3], [n0 + 4, n0 + 5, n0 + 6],
+                      [n0 + 7, n0 + 8, n0 + 9]]
+    # dense input: the same groups
+    pd_ = make_problem(X.toarray(), y, loss="logistic", penalty="l2", lam=1.0 / X.shape[0])
+    ptr_d, rows_d = dual_cd.DualCDState(pd_, sampling="shuffle").groups
+    assert np.array_equal(ptr_d, ptr) and sorted(rows_d) == sorted(rows)
+    # a candidate run holding different rows (a hash collision) keeps only equal ones
+    v = st.view
+    order = np.array([n0, 0, n0 + 1, 5], dtype=np.int64)
+    ptr_c, rows_c = dual_cd.duplicate_row_groups(
+        v.data, v.indices, v.indptr, order, np.array([0, 4], dtype=np.int64), p.sample_weight,
+        p.y)
+    assert ptr_c.tolist() == [0, 2] and rows_c.tolist() == [n0, n0 + 1]
+    # copies with one label only are left to the single steps
+    same = np.array([n0, n0 + 2], dtype=np.int64)
+    assert y[n0] == y[n0 + 2]
+    ptr_s, _ = dual_cd.duplicate_row_groups(
+        v.data, v.indices, v.indptr, same, np.array([0, 2], dtype=np.int64), p.sample_weight,
+        p.y)
+    assert ptr_s.tolist() == [0]
+    # zero weights leave a row out; no groups, no pass
+    sw = np.ones(X.shape[0])
+    sw[[n0 + 4, n0 + 5]] = 0.0
+    pw = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / X.shape[0],
+                      sample_weight=sw)
+    ptr_w, rows_w = dual_cd.DualCDState(pw, sampling="shuffle").groups
+    assert len(ptr_w) == 3 and n0 + 4 not in rows_w and n0 + 5 not in rows_w
+    Xs, ys, _ = _problem()
+    ps_ = make_problem(Xs, ys, loss="logistic", penalty="l2", lam=1.0 / Xs.shape[0])
+    assert dual_cd.DualCDState(ps_, sampling="shuffle").groups is None
+
+
+def test_group_step_is_the_exact_block_maximiser():
+    """After a pass, each group's α_j = s_j y_j σ(-y_j z') at the new common margin z'."""
+    X, y = _with_conflicting_duplicates()
+    sw = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
+    p = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / X.shape[0],
+                     sample_weight=sw)
+    st = dual_cd.DualCDState(p, sampling="shuffle")
+    st.groups_backup = st.groups
+    st.groups = None
+    st.run_epoch()  # somewhere away from the optimum
+    d0 = st.certificate()[1]
+    v = st.view
+    ptr, rows = st.groups_backup
+    for g in range(len(ptr) - 1):  # one group at a time: later groups move these margins
+        members = rows[ptr[g]:ptr[g + 1]]
+        dual_cd.dual_cd_group_pass(
+            v.data, v.indices, v.indptr, p.y, p.sample_weight, st.alpha, st.v, st.w,
+            p.design.row_sq_norms, st.inv_l2n, 0.0, np.array([0, len(members)]), members)
+        z = X @ st.w
+        for j in members:
+            want = sw[j] * y[j] / (1.0 + math.exp(y[j] * z[j]))
+            assert st.alpha[j] == pytest.approx(want, rel=1e-9, abs=1e-12)
+        d1 = st.certificate()[1]
+        assert d1 >= d0 - 1e-15  # an ascent step on the dual
+        d0 = d1
+    np.testing.assert_allclose(st.w, X.T @ st.alpha * st.inv_l2n, atol=1e-12)
+
+
+def test_duplicates_converge_in_few_epochs_to_the_same_optimum(monkeypatch):
+    X, y = _with_conflicting_duplicates()
+    kw = dict(loss="logistic", penalty="l2", lam=1.0 / X.shape[0], solver="dual-cd",
+              sampling="shuffle", tol=1e-11, max_epochs=20000)
+    grouped = cdlearn.solve(X, y, **kw)
+    monkeypatch.setattr(dual_cd, "_duplicate_groups", lambda *a: None)
+    plain = cdlearn.solve(X, y, **kw)
+    assert grouped.converged and plain.converged
+    assert abs(grouped.primal - plain.primal) <= grouped.gap + plain.gap
+    lam = 1.0 / X.shape[0]
+    dist = np.linalg.norm(grouped.w - plain.w)
+    assert dist <= math.sqrt(2 * grouped.gap / lam) + math.sqrt(2 * plain.gap / lam)
+    assert grouped.n_epochs * 5 <= plain.n_epochs  # single steps crawl along the group

@@ -9,7 +9,12 @@ heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 :func:`cdlearn.sampling.eso_tau_nice`. The logistic step is the coordinate
 maximiser (Newton) by default, solved to an inner tolerance that tightens with
 the duality gap as liblinear's does (``INNER_EPS_*`` below), or face-off §7's
-fixed step with ``dual_step="fixed"``.
+fixed step with ``dual_step="fixed"``. With that default logistic step (l2, no
+intercept, serial sampling), groups of identical rows with conflicting labels
+also get one exact block step each after every epoch
+(:func:`cdlearn.kernels.dual_cd.dual_cd_group_pass`): single steps crawl along
+such groups (news20: ~1500 epochs to 1e-6 instead of ~27; a9a: 25 → 19 with
+shuffling).
 
 The gap certificate pairs α with ``w(α)``. With an unpenalised intercept the
 dual gains the constraint ``Σα = 0``; it is kept exactly by updating random
@@ -24,8 +29,16 @@ stalls for the non-smooth hinge loss, which is why the pairs are needed.)
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
-from ..kernels.dual_cd import EXACT_STEP, FIXED_STEP, dual_cd_epoch, dual_cd_pair_epoch
+from ..kernels.dual_cd import (
+    EXACT_STEP,
+    FIXED_STEP,
+    dual_cd_epoch,
+    dual_cd_group_pass,
+    dual_cd_pair_epoch,
+    duplicate_row_groups,
+)
 from ..losses import step_smoothness
 from ..objectives import duality_gap, primal_value
 from ..penalties import soft_threshold_array
@@ -121,6 +134,11 @@ class DualCDState:
         adaptive = p.loss == "logistic" and self.step_mode == EXACT_STEP
         self.inner_eps = INNER_EPS_START if adaptive else 0.0
         self._mean_weight = max(float(np.mean(p.sample_weight)), 1e-300)
+        # identical rows get an exact block step after every epoch (see
+        # dual_cd_group_pass): logistic l2, exact serial steps, no intercept
+        self.groups = None
+        if adaptive and self.kappa == 0.0 and self.tau == 1 and not p.fit_intercept:
+            self.groups = _duplicate_groups(self.view, p.n_features, p.sample_weight, p.y)
         self.perm = np.arange(n, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
 
@@ -159,6 +177,15 @@ class DualCDState:
         )
         if self.inner_eps > 0.0 and 10 * updates <= p.n_samples:
             self.inner_eps = max(INNER_EPS_MIN, 0.1 * self.inner_eps)
+        if self.groups is not None:
+            # Not added to `entries` (≤ one row per group, 11% of nnz on a9a): the
+            # gap-check spacing (base._adaptive_interval) compares epoch entries with
+            # nnz + n + d, and the extra would tip it from every 2nd to every epoch.
+            dual_cd_group_pass(
+                view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha,
+                self.v, self.w, p.design.row_sq_norms, self.inv_l2n, self._intercept,
+                *self.groups,
+            )
         return entries, updates
 
     def reference(self) -> float:
@@ -207,3 +234,33 @@ class DualCDState:
     def active(self) -> int:
         return self.problem.n_samples
 
+
+def _duplicate_groups(view, width, sample_weight, y):
+    """Groups of identical rows (weight > 0, both labels) of a row view, or None.
+
+    Candidates share two random projections of the row (one pass over X, a
+    fixed seed: deterministic); :func:`duplicate_row_groups` then keeps only
+    rows exactly equal to their group's first. Measured: 4-15 ms on
+    a9a/w8a/news20 (≈ one epoch).
+    """
+    n = view.indptr.shape[0] - 1
+    if n < 2:
+        return None
+    rng = np.random.default_rng(0x5EED)
+    proj = rng.standard_normal((width, 2))
+    if view.indices.shape[0] == 0:  # dense rows, stored contiguously
+        keys = view.data.reshape(n, width) @ proj
+    else:
+        M = sp.csr_matrix((view.data, view.indices, view.indptr), shape=(n, width))
+        keys = np.asarray(M @ proj)
+    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    ks = keys[order]
+    new_key = np.empty(n, dtype=bool)
+    new_key[0] = True
+    new_key[1:] = np.any(ks[1:] != ks[:-1], axis=1)
+    starts = np.append(np.flatnonzero(new_key), n).astype(np.int64)
+    if starts.shape[0] == n + 1:
+        return None
+    ptr, rows = duplicate_row_groups(view.data, view.indices, view.indptr,
+                                     order.astype(np.int64), starts, sample_weight, y)
+    return (ptr, rows) if ptr.shape[0] > 1 else None
