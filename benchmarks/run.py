@@ -742,7 +742,7 @@ def epoch_cost(args, log):
     for loss in ("logistic", "squared"):
         problem = make_problem(Xc, y, loss=loss, penalty="l2", lam=1.0 / n)
         _ = problem.design.csc
-        for sampling in ("cyclic", "uniform", "importance"):
+        for sampling in ("cyclic", "shuffle", "uniform", "importance"):
             state = PrimalCDState(problem, sampling=sampling, seed=0)
             state.run_epoch()  # warm-up (compile / cache load)
             entries = []
@@ -796,7 +796,13 @@ def epoch_cost(args, log):
     # ---- L2 logistic, λ = 1/n: time to 1e-6
     pstar_table = load_pstar(out)
     filt = ["cdlearn-primal-cd-importance", "cdlearn-dual-cd-importance", "liblinear-s0",
-            "liblinear-s7", "cdlearn-primal-cd", "cdlearn-dual-cd"]
+            "liblinear-s7", "cdlearn-primal-cd", "cdlearn-dual-cd", "cdlearn-newton-cd",
+            "cdlearn-auto"]
+    labels = {"cdlearn-primal-cd-importance": "cdlearn primal-cd (importance)",
+              "cdlearn-dual-cd-importance": "cdlearn dual-cd (importance)",
+              "liblinear-s0": "liblinear -s 0", "liblinear-s7": "liblinear -s 7",
+              "cdlearn-primal-cd": "primal-cd (uniform)", "cdlearn-dual-cd": "dual-cd (uniform)",
+              "cdlearn-newton-cd": "newton-cd", "cdlearn-auto": "auto"}
     results = []
     for name in EPOCH_COST_CASES:
         cr = bench_case(CASES[name], repeats=args.repeats, cap=args.max_seconds,
@@ -805,17 +811,21 @@ def epoch_cost(args, log):
     save_pstar(out, pstar_table)
     L.append("## L2-regularised logistic regression, λ = 1/n: seconds to relative "
              "suboptimality 1e-6\n")
-    L.append("Median of the repeats; cdlearn with importance sampling (the issue's setting) "
-             "and, in the last columns, with the default uniform sampling; duality-gap "
+    L.append("Median of the repeats; cdlearn with importance sampling (the issue's setting), "
+             "with the default uniform sampling, newton-cd (proximal Newton with CD on the "
+             "quadratic model) and `solver=\"auto\"`; duality-gap "
              "checks included (spaced by work counts, solvers/base.py). Epochs: cdlearn epochs "
-             "to the target (one epoch = n coordinate steps). liblinear iterations from its own "
+             "to the target (one epoch = n or d coordinate steps; for newton-cd one outer "
+             "Newton iteration). liblinear iterations from its own "
              "log at the tolerance that reaches the target. The ratio takes the best of the "
-             "four cdlearn runs.\n")
-    L.append("| dataset | n × d | cdlearn primal-cd (importance) | epochs | cdlearn dual-cd "
-             "(importance) | epochs | liblinear -s 0 | -s 0 work | liblinear -s 7 | -s 7 work "
-             "| primal-cd (uniform) | epochs | dual-cd (uniform) | epochs | best cdlearn / best "
-             "liblinear |")
-    L.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+             "cdlearn runs.\n")
+    head = ["dataset", "n × d"]
+    for name in filt:
+        head += [labels[name], "epochs" if name.startswith("cdlearn") else
+                 f"-s {name[-1]} work"]
+    head.append("best cdlearn / best liblinear")
+    L.append("| " + " | ".join(head) + " |")
+    L.append("|" + "---|" * len(head))
     table_lines = []
     for cr in results:
         rec = {r.solver: r for r in cr.records}

@@ -118,7 +118,11 @@ def test_fit_regression_lasso_and_rmse(capsys, reg_file, tmp_path):
 def test_fit_auto_prints_choice(capsys, clf_file, tmp_path):
     code, out, _ = _run(capsys, "fit", clf_file, "-o", tmp_path / "a.json")
     assert code == 0
-    assert re.search(r"solver: auto -> (primal|dual)-cd \(face-off", out)
+    # 12 features: the Gram matrix is cheap, auto runs proximal Newton (newton-cd)
+    assert re.search(r"solver: auto -> newton-cd \(12 features: the Hessian", out)
+    code, out, _ = _run(capsys, "fit", clf_file, "--penalty", "l1", "-o", tmp_path / "b.json")
+    assert code == 0
+    assert re.search(r"solver: auto -> ws-cd \(l1 penalty", out)
 
 
 # --------------------------------------------------------------------------- compare

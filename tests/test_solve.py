@@ -131,13 +131,14 @@ def test_lasso_on_leukemia_matches_scikit_learn(load):
     n = X.shape[0]
     lam_max = np.max(np.abs(X.T @ y)) / n
     lam = lam_max / 10
-    res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, solver="auto",
-                        tol=1e-12, max_epochs=50000)
-    assert res.solver == "primal-cd" and res.converged
     ref = Lasso(alpha=lam, fit_intercept=False, tol=1e-12, max_iter=200000).fit(X, y)
     p_ref = primal_value(0, X @ ref.coef_, y, np.ones(n), ref.coef_, lam, 0.0)
-    assert abs(res.primal - p_ref) <= 1e-8 * p_ref
-    np.testing.assert_array_equal(res.w != 0, ref.coef_ != 0)
+    for solver, runs in (("primal-cd", "primal-cd"), ("auto", "ws-cd")):
+        res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, solver=solver,
+                            tol=1e-12, max_epochs=50000)
+        assert res.solver == runs and res.converged
+        assert abs(res.primal - p_ref) <= 1e-8 * p_ref
+        np.testing.assert_array_equal(res.w != 0, ref.coef_ != 0)
 
 
 def test_elastic_net_primal_and_dual_agree():
@@ -313,6 +314,7 @@ def test_callback_stops_and_keyboard_interrupt_returns_iterate():
     X, y = _ridge_problem(rng)
     seen = []
     res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-3, tol=1e-15, check_every=1,
+                        solver="primal-cd",
                         callback=lambda s: seen.append(s.gap) or s.epoch >= 3)
     assert res.n_epochs == 3 and len(seen) == 3 and res.message == "stopped by callback"
 
@@ -355,7 +357,17 @@ def test_verbose_prints_the_choice(capsys):
         warnings.simplefilter("ignore")
         res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-2, verbose=True)
     out = capsys.readouterr().out
-    assert f"solver={res.solver}" in out and "T_P/T_D" in out
+    # 10 features: the Gram matrix is cheap, auto runs newton-cd and says why
+    assert res.solver == "newton-cd" and f"solver=newton-cd ({res.info['reason']})" in out
+    assert "10 features" in out
+    # a CD-only option (sampling) keeps auto to the face-off between primal and dual CD
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-2, verbose=True,
+                            sampling="importance")
+    out = capsys.readouterr().out
+    assert res.solver in ("primal-cd", "dual-cd") and f"solver={res.solver}" in out
+    assert "T_P/T_D" in out
 
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "logistic", "smooth_hinge"])

@@ -18,6 +18,7 @@ from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
+from .solvers.newton_cd import choose_hessian
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
@@ -66,7 +67,29 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
                    bool(fit_intercept), groups)
 
 
-def auto_solver(problem: Problem) -> tuple[str, str]:
+#: keywords of ``solve`` that every method takes (the rest are CD-specific)
+_COMMON_KEYWORDS = frozenset((
+    "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
+    "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
+    "n_jobs", "power"))
+
+
+def cd_options_requested(options: dict) -> bool:
+    """Whether ``solve`` keywords ask for something only primal/dual CD take.
+
+    A non-default ``sampling``, ``batch_size``, ``primal_step`` or ``dual_step``, a
+    dual warm start ``alpha0``, or a method-specific option: ``solver="auto"``
+    then chooses between primal and dual CD only (:func:`auto_solver`).
+    """
+    o = dict(options)
+    if (o.pop("sampling", "uniform") != "uniform" or o.pop("batch_size", 1) != 1
+            or o.pop("primal_step", "newton") != "newton"
+            or o.pop("dual_step", "exact") != "exact" or o.pop("alpha0", None) is not None):
+        return True
+    return any(k not in _COMMON_KEYWORDS for k in o)
+
+
+def faceoff_choice(problem: Problem) -> tuple[str, str]:
     """The face-off choice between primal and dual CD, with its reason.
 
     Compares the predicted run times of both methods: the total complexities
@@ -74,22 +97,56 @@ def auto_solver(problem: Problem) -> tuple[str, str]:
     and ``T_D = ‖X‖₀ + β/(λn) C_D`` with ``C_P, C_D`` of eq. (16) and λ the
     strong convexity of the penalty, priced with the measured cost of one
     visited entry and of one coordinate step of each method
-    (:data:`cdlearn.faceoff.STEP_COSTS`). Falls back to the only method that
-    supports the loss/penalty pair.
+    (:data:`cdlearn.faceoff.STEP_COSTS`). Needs a smooth loss and ``l2 > 0``.
     """
-    if problem.penalty == "group_l2":
-        return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
-    if problem.groups is not None:
-        return "block-cd", "groups without a penalty: smooth block CD (RCDS) over the groups"
-    if problem.l2 <= 0.0:
-        return "primal-cd", "penalty is not strongly convex: only primal CD applies"
-    if problem.loss == "hinge":
-        return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
     analysis = analyze(problem.design, loss=problem.loss, lam=problem.l2)
     choice = "primal-cd" if analysis.choice == "primal" else "dual-cd"
     return choice, (f"face-off eq. (15): T_P/T_D = {analysis.ratio:.3g} "
                     f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g}); priced per entry "
                     f"and per step: predicted time ratio {analysis.time_ratio:.3g}")
+
+
+def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str]:
+    """The method ``solver="auto"`` runs, with its reason.
+
+    ``cd_options=True`` (the caller asked for a sampling, step rule, minibatch,
+    dual warm start or method option that only primal and dual CD take) keeps
+    the choice among those two: the face-off choice, or the one that supports
+    the problem.
+
+    - group penalties: block CD (RCDC);
+    - the hinge loss: dual CD (the only method for it);
+    - an l1 part (l1, elastic_net): ``ws-cd``, primal CD on working sets with
+      Anderson extrapolation (ahead of celer and skglm on the benchmark's Lasso
+      cases, benchmarks/results);
+    - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
+      (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
+      few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
+      whose outer iterations do not slow down with λ as first-order CD does
+      (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s);
+    - otherwise (many features, l2 or no penalty): the face-off choice
+      between primal and dual CD, :func:`faceoff_choice`.
+    """
+    if problem.penalty == "group_l2":
+        return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
+    if problem.groups is not None:
+        return "block-cd", "groups without a penalty: smooth block CD (RCDS) over the groups"
+    if problem.loss == "hinge":
+        return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
+    if cd_options:
+        if problem.l2 <= 0.0 or problem.l1 > 0.0 and not SOLVERS["dual-cd"].supports(problem):
+            return "primal-cd", "CD options given; dual CD does not apply to this penalty"
+        return faceoff_choice(problem)
+    if problem.l1 > 0.0:
+        return "ws-cd", ("l1 penalty: primal CD on working sets with Anderson extrapolation "
+                         "(ws-cd)")
+    if choose_hessian(problem) == "gram":
+        m = problem.n_features + int(problem.fit_intercept)
+        return "newton-cd", (f"{m} features: the Hessian XᵀDX is small and cheap to form, "
+                             "proximal Newton with its model solved in Gram form (newton-cd)")
+    if problem.l2 <= 0.0:
+        return "primal-cd", "penalty is not strongly convex: only primal CD applies"
+    return faceoff_choice(problem)
 
 
 def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver="auto",
@@ -188,7 +245,10 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
 
     reason = "requested"
     if solver == "auto":
-        solver, reason = auto_solver(problem)
+        cd_options = cd_options_requested(dict(
+            solver_options, sampling=sampling, batch_size=batch_size, primal_step=primal_step,
+            dual_step=dual_step, alpha0=alpha0))
+        solver, reason = auto_solver(problem, cd_options=cd_options)
     spec = SOLVERS[solver]
     spec.check(problem)
     n_coords = problem.n_features if solver in _PRIMAL_OPTION_SOLVERS else problem.n_samples

@@ -208,7 +208,7 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
     """
     import time
 
-    from .api import auto_solver, make_problem
+    from .api import auto_solver, cd_options_requested, make_problem
 
     t0 = time.perf_counter()
     design = as_design(X)
@@ -228,7 +228,8 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
                                lam=kw.get("lam"), l1_ratio=kw.get("l1_ratio", 0.5),
                                fit_intercept=kw.get("fit_intercept", False), sample_weight=sw,
                                groups=kw.get("groups"))
-        solver, reason = auto_solver(problem)
+        solver, reason = auto_solver(problem,
+                                     cd_options=cd_options_requested(dict(kw, alpha0=alpha0)))
     prebuild(design, solver)
     b0 = np.broadcast_to(np.asarray(intercept0, dtype=np.float64), (k,))
     w0s = _per_class("w0", w0, k, d)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .api import auto_solver, make_problem, solve
+from .api import auto_solver, cd_options_requested, make_problem, solve
 from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
 from .losses import LOSS_CODES, weighted_conjugate_sum
 from .objectives import dual_point_from_margins, primal_value
@@ -84,13 +84,13 @@ def lambda_grid(lam_max: float, n_lams: int = 100, eps: float = 1e-3) -> np.ndar
 
 # --------------------------------------------------------------------------- warm starts
 def resolve_solver(design, y, *, solver, loss, penalty, lam, l1_ratio=0.5,
-                   fit_intercept=False, sample_weight=None) -> str:
-    """The method ``solve(solver=solver, ...)`` runs (face-off choice for ``"auto"``)."""
+                   fit_intercept=False, sample_weight=None, options=None) -> str:
+    """The method ``solve(solver=solver, **options, ...)`` runs (see ``auto_solver``)."""
     if solver != "auto":
         return solver
     problem = make_problem(design, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight)
-    return auto_solver(problem)[0]
+    return auto_solver(problem, cd_options=cd_options_requested(options or {}))[0]
 
 
 def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, intercept=None,

@@ -3,7 +3,7 @@
 An estimator fit is a list of problems ``1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)``
 on one validated :class:`~cdlearn.data.Design` (one per target column or, for
 classifiers, one binary problem per class). The method is resolved once
-(``solver="auto"`` is the face-off choice of :func:`cdlearn.api.auto_solver`),
+(``solver="auto"`` is the choice of :func:`cdlearn.api.auto_solver`),
 the view it walks is built once, and the problems run sequentially or, with
 ``n_jobs``, on threads sharing the design (the numba kernels release the GIL;
 :func:`cdlearn.multiclass.run_many`, the same fan-out as ``cdlearn.solve``'s
@@ -46,7 +46,7 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
     """
     method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
-                            sample_weight=sample_weights[0])
+                            sample_weight=sample_weights[0], options=options)
     prebuild(design, method)
     kws = []
     for k, y in enumerate(targets):
