@@ -88,13 +88,12 @@ def test_shrinking_q0_is_uniform_draws(lasso):
     iterate by about the tolerance (1e-8), not by 1e-12.
     """
     A, b, *_ = lasso
-    a = cdlearn.solve(A, b, penalty="l1", lam=LAM / M, tol=1e-8, sampling="uniform", seed=1)
-    s = cdlearn.solve(A, b, penalty="l1", lam=LAM / M, tol=1e-8, sampling="shrinking",
-                      shrink_q=0.0, seed=1)
+    kw = dict(penalty="l1", lam=LAM / M, tol=1e-8, solver="primal-cd")
+    a = cdlearn.solve(A, b, sampling="uniform", seed=1, **kw)
+    s = cdlearn.solve(A, b, sampling="shrinking", shrink_q=0.0, seed=1, **kw)
     assert a.n_epochs == s.n_epochs
     np.testing.assert_allclose(a.w, s.w, rtol=0, atol=1e-12 * np.abs(a.w).max())
-    other = cdlearn.solve(A, b, penalty="l1", lam=LAM / M, tol=1e-8, sampling="uniform",
-                          seed=2)
+    other = cdlearn.solve(A, b, sampling="uniform", seed=2, **kw)
     assert np.abs(other.w - a.w).max() > 1e-10 * np.abs(a.w).max()
 
 
