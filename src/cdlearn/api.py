@@ -165,7 +165,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         (λ(ρ‖w‖₁ + (1-ρ)/2‖w‖²), ρ = ``l1_ratio``), "group_l2"
         (λ Σ_g w_g‖w_g‖₂ over ``groups``, w_g = √|g|; solver "block-cd") or "none"
     lam : float > 0, the regularisation λ (the papers' notation)
-    solver : "auto" (face-off choice, see :func:`auto_solver`), "primal-cd", "dual-cd"
+    solver : "auto" (see :func:`auto_solver`: ws-cd for l1 parts, newton-cd for few
+        features, else the face-off choice between primal and dual CD), "primal-cd",
+        "dual-cd", "ws-cd", "newton-cd", "block-cd", "scd", "ascd", "dgpd", "spdc", "fista".
+        With a non-default ``sampling``, ``batch_size``, step rule, an ``alpha0`` or a
+        method option, "auto" chooses between primal and dual CD only.
     sampling : "uniform" (default), "importance" (face-off eq. (14)), "power"
         (``p ∝ L^power``, primal only), "cyclic" or "shuffle" (a fresh random
         permutation every epoch, i.e. without replacement; "uniform" draws with

@@ -172,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Fit a linear model by coordinate descent, print the "
                                    "trace as it runs and save the model as JSON.")
     p.add_argument("--solver", choices=("auto", *solvers), default="auto",
-                   help="method (default: auto = face-off choice between primal and dual CD)")
+                   help="method (default: auto = ws-cd for l1, newton-cd for few features, else the "
+                        "face-off choice between primal and dual CD)")
     p.add_argument("--sampling", choices=samplings, default="importance",
                    help="coordinate sampling (default: importance)")
     p.add_argument("--check-every", type=_int(1), default=1,

@@ -200,7 +200,7 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
 
     ``y``: labels of any sortable type (numbers or strings), K > 2 distinct
     values; problem k has targets ``+1`` where ``y == classes[k]`` and ``-1``
-    elsewhere. ``solver="auto"`` is resolved once (the face-off choice does not
+    elsewhere. ``solver="auto"`` is resolved once (the choice does not
     depend on the labels). ``n_jobs``: threads (None or -1: all cores). Warm
     starts ``w0`` (K, d), ``alpha0`` (K, n) and ``intercept0`` (scalar or (K,))
     give one row per class. ``seed`` is the same for every class, so the result

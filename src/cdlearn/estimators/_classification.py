@@ -118,7 +118,8 @@ _COMMON_PARAMS = """
         Threads for the one-vs-rest problems (None: 1, -1: all cores); they share
         the data (:func:`cdlearn.multiclass.run_many`, as ``cdlearn.solve`` does).
     solver : str, default="auto"
-        ``"auto"`` (face-off choice), ``"primal-cd"`` or ``"dual-cd"``.
+        ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
+        ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
     sampling : str, default="uniform"
         ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"`` or ``"cyclic"``.
     batch_size : int, default=1

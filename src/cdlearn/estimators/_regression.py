@@ -89,7 +89,8 @@ _COMMON_PARAMS = """
     random_state : int, RandomState or None, default=None
         Seed of the coordinate sampling.
     solver : str, default="auto"
-        ``"auto"`` (face-off choice), ``"primal-cd"`` or ``"dual-cd"``.
+        ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
+        ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
     sampling : str, default="uniform"
         ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"`` or ``"cyclic"``.
     batch_size : int, default=1
