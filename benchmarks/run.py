@@ -683,7 +683,10 @@ def _liblinear_iterations(obj, X, y, s, eps):
         # a Newton step adds the function and gradient (about 2 passes)
         return f"{newton} Newton its, {cg} CG its (≈ {2 * cg + 2 * newton} passes)"
     its = _after(text, "#iter =")
-    return f"{its[-1] if its else '?'} outer its (≤ 1 pass each, shrinking)"
+    out = f"{its[-1] if its else '?'} outer its (≤ 1 pass each, shrinking)"
+    if "Switching" in text:  # liblinear's dual solvers fall back to -s 0 at their limit
+        out += "; hit its iteration limit and switched to -s 0"
+    return out
 
 
 def _after(text, key):
