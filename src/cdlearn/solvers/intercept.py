@@ -8,9 +8,12 @@ the root to machine precision in O(n) per iteration.
 
 import math
 
+import numpy as np
 from numba import njit
 
-from ..losses import SQUARED, loss_derivative, loss_second_derivative
+from ..losses import SQUARED, loss_derivative, loss_derivatives, loss_second_derivative
+from ..objectives import dual_from_primal, primal_value
+from ..penalties import coordinate_violations
 
 
 @njit(cache=True)
@@ -91,3 +94,29 @@ def refresh_margins(state, resync: bool) -> None:
         b_opt = optimal_intercept(p.loss_code, state.z - b_old, p.y, p.sample_weight, b_old)
         state.z += b_opt - b_old
         state._intercept[0] = b_opt
+
+
+def margin_certificate(state):
+    """``(primal, dual, gap)`` of a primal iterate from its margins ``state.z``.
+
+    The dual point is ``α = -sφ'(z)`` (rescaled into the dual domain for l1);
+    without a penalty the gap slot holds the optimality violation of
+    :func:`margin_kkt_violation` and the dual is None. ``state`` as in
+    :func:`refresh_margins`, plus a work array ``_deriv`` of length n.
+    """
+    p = state.problem
+    primal = primal_value(p.loss_code, state.z, p.y, p.sample_weight, state.w, p.l1, p.l2)
+    if p.l1 == 0.0 and p.l2 == 0.0:
+        return primal, None, margin_kkt_violation(state)
+    dual, gap, _ = dual_from_primal(p.design, p.loss_code, state.z, p.y, p.sample_weight,
+                                    state.w, p.l1, p.l2, state._intercept[0])
+    return primal, dual, gap
+
+
+def margin_kkt_violation(state) -> float:
+    """max_j dist(-∇_j f(w), λ∂g_j(w_j)) from the margins: the optimality measure
+    used without a penalty."""
+    p = state.problem
+    loss_derivatives(p.loss_code, state.z, p.y, state._deriv)
+    grad = p.design.rmatvec(state._deriv * p.sample_weight) / p.n_samples
+    return float(np.max(coordinate_violations(state.w, grad, p.l1, p.l2), initial=0.0))

@@ -78,12 +78,10 @@ from ..kernels.newton_cd import (
     outer_violations,
     working_set,
 )
-from ..losses import SQUARED, loss_derivatives
-from ..objectives import dual_from_primal, primal_value
-from ..penalties import coordinate_violations
+from ..losses import SQUARED
 from ..sampling import make_rng_state
 from .base import Problem, initial_primal
-from .intercept import refresh_margins
+from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -300,22 +298,13 @@ class NewtonCDState:
         return initial_primal(self.problem)
 
     def certificate(self):
-        p = self.problem
         self._checks += 1
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
-        primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-        if p.l1 == 0.0 and p.l2 == 0.0:
-            return primal, None, self.kkt_violation()
-        dual, gap, _ = dual_from_primal(p.design, p.loss_code, self.z, p.y, p.sample_weight,
-                                        self.w, p.l1, p.l2, self._intercept[0])
-        return primal, dual, gap
+        return margin_certificate(self)
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
-        p = self.problem
-        loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
-        grad = p.design.rmatvec(self._deriv * p.sample_weight) / p.n_samples
-        return float(np.max(coordinate_violations(self.w, grad, p.l1, p.l2), initial=0.0))
+        return margin_kkt_violation(self)
 
     def snapshot(self):
         return self.w.copy(), self._intercept[0]

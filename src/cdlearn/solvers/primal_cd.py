@@ -41,9 +41,7 @@ from ..kernels.primal_cd import (
     primal_cd_squared_epoch,
 )
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
-from ..losses import loss_derivatives, step_smoothness
-from ..objectives import dual_from_primal, primal_value
-from ..penalties import coordinate_violations
+from ..losses import step_smoothness
 from ..sampling import (
     CYCLIC,
     IMPORTANCE,
@@ -56,7 +54,7 @@ from ..sampling import (
     power_probabilities,
 )
 from .base import Problem, initial_primal
-from .intercept import refresh_margins
+from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -218,19 +216,11 @@ class PrimalCDState:
             np.subtract(self.z, p.y, out=self.resid)
         if self.fast_logistic:  # the margins may have moved (intercept, resync)
             logistic_error_probabilities(self.z, p.y, self.perr)
-        primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
-        if p.l1 == 0.0 and p.l2 == 0.0:
-            return primal, None, self.kkt_violation()
-        dual, gap, _ = dual_from_primal(p.design, p.loss_code, self.z, p.y, p.sample_weight,
-                                        self.w, p.l1, p.l2, self._intercept[0])
-        return primal, dual, gap
+        return margin_certificate(self)
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
-        p = self.problem
-        loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
-        grad = p.design.rmatvec(self._deriv * p.sample_weight) / p.n_samples
-        return float(np.max(coordinate_violations(self.w, grad, p.l1, p.l2), initial=0.0))
+        return margin_kkt_violation(self)
 
     def snapshot(self):
         return self.w.copy(), self._intercept[0]
