@@ -390,16 +390,36 @@ def _fmt(t) -> str:
 # =========================================================================== cold start
 
 
+#: issue #8's target: a fresh process importing cdlearn and fitting this problem
+#: (dense 1,000 × 100, L2 logistic, λ = 1e-3, solver="auto") in under 1 s once the
+#: numba cache is warm. It is the first solve of the process, so its first call
+#: carries numba's one-time setup (about 0.3 s: its registries, scipy.linalg) as well
+#: as loading (or, with an empty cache, compiling) the kernels it runs.
+ISSUE8_CASE = "dense 1000×100 logistic/l2/auto"
+COLD_TARGET_SECONDS = 1.0
+
 COLD_SCRIPT = r"""
 import json, time
 t0 = time.perf_counter()
 import cdlearn
 t_import = time.perf_counter() - t0
-import numpy as np, scipy.sparse as sp
+import numpy as np
+rng = np.random.default_rng(0)
+X = rng.standard_normal((1000, 100))
+y = np.sign(rng.standard_normal(1000))
+out = {"import": t_import}
+times = []
+for _ in range(2):
+    t = time.perf_counter()
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-3)
+    times.append(time.perf_counter() - t)
+out["ISSUE8_CASE"] = times
+out["import + first fit"] = t_import + times[0]
+out["auto ran"] = res.solver
+import scipy.sparse as sp
 rng = np.random.default_rng(0)
 X = sp.random(500, 200, density=0.05, format="csr", random_state=0)
 y = np.where(rng.standard_normal(500) > 0, 1.0, -1.0)
-out = {"import": t_import}
 for loss, penalty, solver in [("logistic", "l2", "primal-cd"), ("logistic", "l2", "dual-cd"),
                               ("squared", "l1", "primal-cd")]:
     times = []
@@ -408,36 +428,142 @@ for loss, penalty, solver in [("logistic", "l2", "primal-cd"), ("logistic", "l2"
         cdlearn.solve(X, y, loss=loss, penalty=penalty, lam=0.01, solver=solver,
                       tol=1e-4, max_epochs=50)
         times.append(time.perf_counter() - t)
-    out[f"{loss}/{penalty}/{solver}"] = times
+    out[f"{loss}/{penalty}/{solver} (sparse 500×200)"] = times
 print(json.dumps(out))
+""".replace("ISSUE8_CASE", ISSUE8_CASE)
+
+
+#: the floor under issue #8's number, which no change to cdlearn can remove: a fresh
+#: process importing numpy, scipy.sparse and numba and calling one trivial cached
+#: ``@njit(cache=True)`` function (numba's one-time setup imports scipy.linalg and
+#: installs its typing/lowering registries, ~0.3 s alone)
+FLOOR_MODULE = """
+from numba import njit
+
+
+@njit(cache=True)
+def plus_one(x):
+    return x + 1.0
+"""
+FLOOR_SCRIPT = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import numpy, scipy.sparse, numba
+sys.path.insert(0, sys.argv[1])
+import cdlearn_floor_probe
+cdlearn_floor_probe.plus_one(1.0)
+print(json.dumps({"numba floor": time.perf_counter() - t0}))
 """
 
 
-def measure_cold_start(log) -> dict:
-    """Fresh subprocesses: numba cache on disk (usual case) and an empty cache (first install)."""
-    out = {}
-    for label, env_extra in (("warm numba cache", {}), ("empty numba cache", "tmp")):
-        env = dict(os.environ)
-        tmp = None
-        if env_extra == "tmp":
-            tmp = tempfile.TemporaryDirectory(prefix="cdlearn-numba-")
-            env["NUMBA_CACHE_DIR"] = tmp.name
-        try:
-            t = time.perf_counter()
-            proc = subprocess.run([sys.executable, "-c", COLD_SCRIPT], env=env,
-                                  capture_output=True, text=True, timeout=900)
-            wall = time.perf_counter() - t
+def measure_floor(runs: int = 5) -> float | None:
+    """Median seconds of :data:`FLOOR_SCRIPT` over fresh processes (its cache warmed first)."""
+    times = []
+    with tempfile.TemporaryDirectory(prefix="cdlearn-floor-") as tmp:
+        Path(tmp, "cdlearn_floor_probe.py").write_text(FLOOR_MODULE)
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp, "numba-cache")))
+        for i in range(runs + 1):
+            proc = subprocess.run([sys.executable, "-c", FLOOR_SCRIPT, tmp], env=env,
+                                  capture_output=True, text=True, timeout=300)
             if proc.returncode != 0:
-                out[label] = {"error": proc.stderr.strip().splitlines()[-1:]}
-                continue
-            data = json.loads(proc.stdout.strip().splitlines()[-1])
-            data["process wall"] = wall
-            out[label] = data
-        finally:
-            if tmp is not None:
-                tmp.cleanup()
+                return None
+            if i:  # the first run fills the cache
+                times.append(json.loads(proc.stdout.strip().splitlines()[-1])["numba floor"])
+    return float(np.median(times))
+
+
+def _median_runs(runs: list[dict]) -> dict:
+    """Per-key median over fresh-process runs (lists element-wise); strings from the first."""
+    out = {}
+    for key, val in runs[0].items():
+        if isinstance(val, list):
+            out[key] = [float(np.median([r[key][i] for r in runs])) for i in range(len(val))]
+        elif isinstance(val, (int, float)):
+            out[key] = float(np.median([r[key] for r in runs]))
+        else:
+            out[key] = val
+    if len(runs) > 1:
+        out["runs"] = len(runs)
+        out["import + first fit, each run"] = [r["import + first fit"] for r in runs]
+    return out
+
+
+def measure_cold_start(log, warm_runs: int = 5) -> dict:
+    """Fresh subprocesses: numba cache on disk (usual case; median of ``warm_runs``
+    processes) and an empty cache (first install: the first call compiles)."""
+    out = {}
+    for label, env_extra, n_runs in (("warm numba cache", {}, warm_runs),
+                                     ("empty numba cache", "tmp", 1)):
+        runs = []
+        for _ in range(n_runs):
+            env = dict(os.environ)
+            tmp = None
+            if env_extra == "tmp":
+                tmp = tempfile.TemporaryDirectory(prefix="cdlearn-numba-")
+                env["NUMBA_CACHE_DIR"] = tmp.name
+            try:
+                t = time.perf_counter()
+                proc = subprocess.run([sys.executable, "-c", COLD_SCRIPT], env=env,
+                                      capture_output=True, text=True, timeout=900)
+                wall = time.perf_counter() - t
+                if proc.returncode != 0:
+                    runs = [{"error": proc.stderr.strip().splitlines()[-1:]}]
+                    break
+                data = json.loads(proc.stdout.strip().splitlines()[-1])
+                data["process wall"] = wall
+                runs.append(data)
+            finally:
+                if tmp is not None:
+                    tmp.cleanup()
+        out[label] = runs[0] if "error" in runs[0] else _median_runs(runs)
+        if label == "warm numba cache" and "error" not in runs[0]:
+            out[label]["numba floor"] = measure_floor(warm_runs)
         log(f"    cold start ({label}): {json.dumps(out[label])}")
     return out
+
+
+def cold_start_markdown(cold: dict) -> list[str]:
+    """The cold-start section of the report."""
+    L = ["## Cold start (fresh process, not included above)\n"]
+    warm = cold.get("warm numba cache", {})
+    if ISSUE8_CASE in warm:
+        total = warm["import + first fit"]
+        verdict = "met" if total < COLD_TARGET_SECONDS else "NOT met"
+        runs = warm.get("runs", 1)
+        text = (f"Issue #8 target — a fresh process imports cdlearn and fits a dense "
+                f"1,000 × 100 L2 logistic regression (λ = 1e-3, `solver=\"auto\"`, which "
+                f"ran {warm.get('auto ran', '?')}) in under {COLD_TARGET_SECONDS:g} s "
+                f"with a warm numba cache: **{_fmt(total)}** (median of {runs} fresh "
+                f"processes; medians: import {_fmt(warm['import'])}, first fit "
+                f"{_fmt(warm[ISSUE8_CASE][0])}): {verdict}.")
+        empty = cold.get("empty numba cache", {})
+        if ISSUE8_CASE in empty:
+            text += (f" With an empty numba cache (first install) the same first fit "
+                     f"compiles its kernels: {_fmt(empty[ISSUE8_CASE][0])} "
+                     f"(import + first fit {_fmt(empty['import + first fit'])}).")
+        if warm.get("numba floor"):
+            text += (f" Floor under this number (numpy + scipy.sparse + numba imported and "
+                     f"one trivial cached `@njit` function called in a fresh process, median "
+                     f"of {runs}): {_fmt(warm['numba floor'])}; cdlearn's own share is the "
+                     f"rest, {_fmt(total - warm['numba floor'])} (its modules, its kernels' "
+                     f"cache loads, the solve itself).")
+        L.append(text + "\n")
+    L.append("`import cdlearn`, then two identical solves per problem in the same process, "
+             "the issue #8 problem first; the first call includes loading (or, with an "
+             "empty cache, compiling) the numba kernels it runs, and the first solve of "
+             "the process also numba's one-time setup.\n")
+    L.append("| numba cache | import cdlearn | problem | first call | second call |")
+    L.append("|---|---|---|---|---|")
+    for label, data in cold.items():
+        if "error" in data:
+            L.append(f"| {label} | error: {data['error']} | | | |")
+            continue
+        for key, val in data.items():
+            if isinstance(val, list) and key != "import + first fit, each run":
+                L.append(f"| {label} | {_fmt(data['import'])} | {key} | {_fmt(val[0])} | "
+                         f"{_fmt(val[1])} |")
+    L.append("")
+    return L
 
 
 # =========================================================================== reports
@@ -582,21 +708,7 @@ def write_markdown(results, path: Path, info: dict, cold: dict, args):
         L.append("")
 
     if cold:
-        L.append("## Cold start (fresh process, not included above)\n")
-        L.append("`import cdlearn`, then two identical small solves per method "
-                 "(500 × 200 sparse); the first call includes loading (or, with an empty "
-                 "cache, compiling) the numba kernels.\n")
-        L.append("| numba cache | import cdlearn | method | first call | second call |")
-        L.append("|---|---|---|---|---|")
-        for label, data in cold.items():
-            if "error" in data:
-                L.append(f"| {label} | error: {data['error']} | | | |")
-                continue
-            for key, val in data.items():
-                if isinstance(val, list):
-                    L.append(f"| {label} | {_fmt(data['import'])} | {key} | {_fmt(val[0])} | "
-                             f"{_fmt(val[1])} |")
-        L.append("")
+        L.extend(cold_start_markdown(cold))
     path.write_text("\n".join(L) + "\n")
 
 
@@ -881,6 +993,9 @@ def parse_args(argv=None):
     ap.add_argument("--no-plots", action="store_true")
     ap.add_argument("--no-cold-start", action="store_true",
                     help="skip the fresh-process compile-time measurement")
+    ap.add_argument("--cold-start-only", action="store_true",
+                    help="only measure the cold start (fresh processes, warm and empty numba "
+                         "cache; issue #8's import + first fit) and print its report section")
     ap.add_argument("--refresh-pstar", action="store_true", help="recompute the cached P*")
     ap.add_argument("--epoch-cost", action="store_true", help="run the epoch-cost micro-benchmark")
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -906,6 +1021,9 @@ def main(argv=None):
 
     if args.epoch_cost:
         epoch_cost(args, log)
+        return 0
+    if args.cold_start_only:
+        print("\n".join(cold_start_markdown(measure_cold_start(log))))
         return 0
 
     names = args.cases or (QUICK if args.quick else FULL)

@@ -31,13 +31,16 @@ import math
 import numbers
 import operator
 from dataclasses import dataclass
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from .data import as_design, check_choice, check_positive
 from .losses import SMOOTH_LOSSES, smoothness
+
+if TYPE_CHECKING:  # fractions is imported by R() only
+    from fractions import Fraction
 
 __all__ = [
     "STEP_COSTS",
@@ -439,6 +442,8 @@ def R(alpha, d, n) -> Fraction:
     ``C_P/C_D = n/d > 1 = U(α,d,n)/L(α,n)``) and Lemma 10. The proof of Lemma 10
     bounds ``n·U(α, n, d) <= n·L(α, n)``, i.e. uses the definition implemented here.
     """
+    from fractions import Fraction
+
     alpha, d, n = _check_cardinality(alpha, d, n)
     return Fraction(U(alpha, n, d), L(alpha, n))
 
