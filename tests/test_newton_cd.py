@@ -183,3 +183,59 @@ def test_bad_options_are_rejected():
     with pytest.raises(ValueError, match="limited to"):
         cdlearn.solve(wide, np.ones(20), loss="squared", lam=0.1, solver="newton-cd",
                       hessian="gram")
+
+
+@pytest.mark.parametrize("loss,penalty", [("logistic", "l2"), ("logistic", "elastic_net"),
+                                          ("squared_hinge", "l2"), ("smooth_hinge", "l2"),
+                                          ("squared", "l2")])
+@pytest.mark.parametrize("hessian", FORMS)
+def test_fused_certificate_matches_the_generic_one(loss, penalty, hessian):
+    # the one-pass certificate (margin_terms) against intercept.margin_certificate
+    from cdlearn.solvers.intercept import margin_certificate
+
+    rng = np.random.default_rng(7)
+    X, _ = _ridge_problem(rng, n=300, d=25, sparse=True)
+    y = np.sign(X @ rng.standard_normal(25) + 0.5 * rng.standard_normal(300))
+    sw = rng.uniform(0.0, 2.0, size=300)
+    sw[:5] = 0.0
+    prob = make_problem(X, y, loss=loss, penalty=penalty, lam=0.01, fit_intercept=True,
+                        sample_weight=sw)
+    state = NewtonCDState(prob, hessian=hessian)
+    for _ in range(3):
+        fused = state.certificate()
+        ref = margin_certificate(state)
+        assert fused[0] == pytest.approx(ref[0], rel=1e-13)
+        assert fused[1] == pytest.approx(ref[1], rel=1e-12, abs=1e-14)
+        assert fused[2] == pytest.approx(ref[2], rel=1e-9, abs=1e-15 * ref[0])
+        state.run_epoch()
+
+
+def test_smooth_line_search_takes_long_steps_and_decreases():
+    # far from the optimum the exact step along the Newton direction is not 1
+    from cdlearn.kernels.newton_cd import newton_line_search
+    from cdlearn.losses import LOGISTIC
+
+    rng = np.random.default_rng(8)
+    n, d = 400, 10
+    X = rng.standard_normal((n, d))
+    y = np.sign(X @ rng.standard_normal(d) + 0.5 * rng.standard_normal(n))
+    sw, lam = np.ones(n), 1e-4
+    w = np.zeros(d)
+    z = X @ w
+    p = 1.0 / (1.0 + np.exp(y * z))
+    g = X.T @ (-y * p) / n
+    H = (X.T * (p * (1 - p))) @ X / n + lam * np.eye(d)
+    delta = np.linalg.solve(H, -(g + lam * w))
+    t, evals, certified = newton_line_search(LOGISTIC, z, X @ delta, y, sw, 1.0 / n, w,
+                                             delta, g, d, lam, 0.1, 8)
+
+    def F(t):
+        zt = z + t * (X @ delta)
+        return np.mean(np.logaddexp(0.0, -y * zt)) + lam / 2 * np.sum((w + t * delta) ** 2)
+
+    def slope(t, h=1e-6):
+        return (F(t + h) - F(t - h)) / (2 * h)
+
+    assert certified and 1 <= evals <= 8
+    assert t != 1.0 and F(t) < F(1.0) < F(0.0)
+    assert abs(slope(t)) <= 0.1 * abs(slope(0.0)) * 1.01  # its stopping rule, |h'(t)| <= η|h'(0)|

@@ -24,7 +24,15 @@ import math
 import numpy as np
 from numba import njit
 
-from cdlearn.losses import LOGISTIC, loss_change, loss_derivative, loss_second_derivative
+from cdlearn.losses import (
+    LOGISTIC,
+    conjugate_at_neg,
+    fenchel_young_gap,
+    loss_change,
+    loss_derivative,
+    loss_second_derivative,
+    loss_value,
+)
 from cdlearn.penalties import coordinate_prox_step, coordinate_violation
 from cdlearn.sampling import shuffle
 
@@ -59,8 +67,101 @@ def newton_weights(code, z, y, sw, inv_n, c, D):
 
 
 @njit(cache=True)
-def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_hessian):
-    """``g = Xᵀc`` and (if ``with_hessian``) ``H = XᵀDX`` from the CSR rows.
+def margin_terms(code, z, y, sw, inv_n, c, D):
+    """One pass over the margins for the certificate *and* the next Newton step.
+
+    Writes ``c_i = s_i φ'(z_i)/n`` and ``D_i = s_i φ''(z_i)/n`` (as
+    :func:`newton_weights`) and returns ``(Σ s_i φ(z_i), Σ s_i φ*(-a_i),
+    Σ s_i FY_i, Σ D_i)`` for the dual point ``α = -n c`` (``a_i = -φ'(z_i)``),
+    ``FY_i = φ(z_i) + φ*(-a_i) + a_i z_i``. For the logistic loss one ``exp`` and
+    one ``log1p`` per sample: with ``p = σ(-m)``, ``m = y z``, ``φ = L =
+    log(1+e^{-m})`` and ``φ*(-a) = p log p + (1-p) log(1-p) = -L - p m``, and
+    ``FY_i = 0`` exactly (``a_i = -φ'(z_i)`` attains the Fenchel–Young equality).
+    The primal-CD certificate computes the same four sums in five passes.
+    """
+    loss = 0.0
+    conj = 0.0
+    fy = 0.0
+    dsum = 0.0
+    for i in range(z.shape[0]):
+        s = sw[i]
+        if s == 0.0:
+            c[i] = 0.0
+            D[i] = 0.0
+            continue
+        if code == LOGISTIC:
+            m = y[i] * z[i]
+            if m >= 0.0:
+                e = math.exp(-m)
+                p = e / (1.0 + e)
+                L = math.log1p(e)
+            else:
+                e = math.exp(m)
+                p = 1.0 / (1.0 + e)
+                L = math.log1p(e) - m
+            si = s * inv_n
+            c[i] = -y[i] * p * si
+            D[i] = p * (1.0 - p) * si
+            loss += s * L
+            conj -= s * (L + p * m)
+        else:
+            d1 = loss_derivative(code, z[i], y[i])
+            c[i] = d1 * s * inv_n
+            D[i] = loss_second_derivative(code, z[i], y[i]) * s * inv_n
+            loss += s * loss_value(code, z[i], y[i])
+            conj += s * conjugate_at_neg(code, -d1, y[i])
+            fy += s * fenchel_young_gap(code, z[i], -d1, y[i])
+        dsum += D[i]
+    return loss, conj, fy, dsum
+
+
+@njit(cache=True)
+def _gram_row_sparse(data, indices, start, end, Di, H):
+    """``H[j_a, j_b] += D_i x_a x_b`` for the pairs ``a <= b`` of one CSR row.
+
+    Four H rows at a time: each ``(j_b, x_b)`` loaded once feeds four
+    scatters, and the four updates are independent. Measured 1.8× faster than
+    one row at a time (w8a: 6.9 -> 3.8 ms; ijcnn1: 3.3 -> 1.9 ms).
+    """
+    one = u64(1)
+    a = start
+    while a + u64(3) < end:
+        i0, i1 = u64(indices[a]), u64(indices[a + one])
+        i2, i3 = u64(indices[a + u64(2)]), u64(indices[a + u64(3)])
+        x0, x1, x2, x3 = data[a], data[a + one], data[a + u64(2)], data[a + u64(3)]
+        t0, t1, t2, t3 = Di * x0, Di * x1, Di * x2, Di * x3
+        r0, r1, r2, r3 = H[i0], H[i1], H[i2], H[i3]
+        r0[i0] += t0 * x0
+        r0[i1] += t0 * x1
+        r0[i2] += t0 * x2
+        r0[i3] += t0 * x3
+        r1[i1] += t1 * x1
+        r1[i2] += t1 * x2
+        r1[i3] += t1 * x3
+        r2[i2] += t2 * x2
+        r2[i3] += t2 * x3
+        r3[i3] += t3 * x3
+        for b in range(a + u64(4), end):
+            xb = data[b]
+            ib = u64(indices[b])
+            r0[ib] += t0 * xb
+            r1[ib] += t1 * xb
+            r2[ib] += t2 * xb
+            r3[ib] += t3 * xb
+        a += u64(4)
+    while a < end:
+        t = Di * data[a]
+        row = H[u64(indices[a])]
+        for b in range(a, end):
+            row[u64(indices[b])] += t * data[b]
+        a += one
+
+
+@njit(cache=True)
+def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_gradient,
+                  with_hessian):
+    """``g = Xᵀc`` (if ``with_gradient``) and ``H = XᵀDX`` (if ``with_hessian``)
+    from the CSR rows.
 
     With an intercept, row/column ``d`` of ``H`` is ``XᵀD1`` and ``H[d, d] = ΣD``.
     Only the upper triangle is accumulated (a row's products ``j_a ≤ j_b`` for
@@ -71,14 +172,15 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_hess
     n = indptr.shape[0] - 1
     m = H.shape[0]
     dense = indices.shape[0] == 0
-    g[:] = 0.0
+    if with_gradient:
+        g[:] = 0.0
     if with_hessian:
         H[:, :] = 0.0
     entries = 0
     hsum = 0.0
     for i in range(n):
         start, end = u64(indptr[i]), u64(indptr[i + 1])
-        ci = c[i]
+        ci = c[i] if with_gradient else 0.0
         Di = D[i]
         if ci != 0.0:
             for a in range(start, end):
@@ -86,7 +188,7 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_hess
                 g[ja] += ci * data[a]
             entries += np.int64(end - start)
         if with_hessian and Di != 0.0:
-            # one loop per layout and a 1-D row view: measured 5× faster than
+            # one loop per layout and 1-D row views: measured 5× faster than
             # H[ja, jb] with the layout test inside the loop (a9a: 12 -> 2.3 ms)
             if dense:
                 for a in range(start, end):
@@ -95,11 +197,7 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_hess
                     for b in range(a, end):
                         row[b - start] += t * data[b]
             else:
-                for a in range(start, end):
-                    t = Di * data[a]
-                    row = H[u64(indices[a])]
-                    for b in range(a, end):
-                        row[u64(indices[b])] += t * data[b]
+                _gram_row_sparse(data, indices, start, end, Di, H)
             if fit_intercept:
                 col = H[d]  # lower triangle: the symmetrisation folds it over
                 for a in range(start, end):
@@ -109,13 +207,14 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_hess
             entries += k * (k + 1) // 2
             hsum += Di
     if fit_intercept:
-        s = 0.0
-        for i in range(n):
-            s += c[i]
-        g[d] = s
+        if with_gradient:
+            s = 0.0
+            for i in range(n):
+                s += c[i]
+            g[d] = s
+            entries += n
         if with_hessian:
             H[d, d] = hsum
-        entries += n
     if with_hessian:
         for j in range(m):
             for k in range(j + 1, m):
@@ -256,8 +355,9 @@ def data_inner_cd(data, indices, indptr, D, g, hdiag, w, delta, r, ws, n_ws, d, 
 
 @njit(cache=True)
 def armijo_line_search(code, z, dz, y, sw, inv_n, w, delta, g, d, fit_intercept, l1, l2,
-                       sigma, max_trials):
-    """Largest ``t ∈ {1, ½, ¼, ...}`` with ``F(w + tΔ) - F(w) <= σ t δ`` (newGLMNET).
+                       sigma, max_trials, t0):
+    """Largest ``t ∈ {t0, t0/2, t0/4, ...}`` with ``F(w + tΔ) - F(w) <= σ t δ``
+    (newGLMNET; ``t0 = 1`` there).
 
     ``δ = ∇f(w)ᵀΔ + λ1(‖w+Δ‖₁ - ‖w‖₁)`` with f the loss plus the l2 term, and
     ``dz = XΔ (+ Δ_b)``: a trial costs O(n + d), no product with X. Loss
@@ -281,7 +381,7 @@ def armijo_line_search(code, z, dz, y, sw, inv_n, w, delta, g, d, fit_intercept,
     model = gd + l2 * wd + l1 * l1_full
     if not model < 0.0:
         return 0.0, 0
-    t = 1.0
+    t = t0
     for trial in range(1, max_trials + 1):
         change = 0.0
         for i in range(z.shape[0]):
@@ -300,6 +400,83 @@ def armijo_line_search(code, z, dz, y, sw, inv_n, w, delta, g, d, fit_intercept,
             return t, trial
         t *= 0.5
     return 0.0, max_trials
+
+
+@njit(cache=True)
+def newton_line_search(code, z, dz, y, sw, inv_n, w, delta, g, d, l2, eta, max_evals):
+    """Near-exact minimisation of the smooth convex ``h(t) = F(w + tΔ)`` (no l1 term).
+
+    Safeguarded Newton on ``h'`` from ``t = 1`` with a bracket, on the margins
+    ``z + t·dz`` (one pass over n per evaluation, one ``exp`` per sample for the
+    logistic loss), until ``|h'(t)| <= η|h'(0)|``. Far from the optimum the
+    best step along the Newton direction is often far from 1 (w8a, λ = 1/n:
+    4.2, 0.89, 1.9 in the first three iterations) and taking it saves outer
+    iterations, each of which forms ``XᵀDX``; near the optimum ``t = 1`` passes
+    at the first evaluation.
+
+    The step is *certified* to decrease F when ``h'(t) <= 0`` (h decreases on
+    ``[0, t]``) or, for ``h'(t) > 0``, when the convexity bound
+    ``h(t) - h(0) <= h'(t)(t - lo) + lo·h'(lo) < 0`` holds with ``lo`` the
+    largest evaluated point of negative slope. Returns ``(t, evals, certified)``;
+    the caller falls back to Armijo backtracking from ``t`` when not certified.
+    """
+    wd = 0.0
+    dd = 0.0
+    gd = 0.0
+    for j in range(d):
+        dj = delta[j]
+        if dj != 0.0:
+            wd += w[j] * dj
+            dd += dj * dj
+            gd += g[j] * dj
+    for j in range(d, delta.shape[0]):  # the intercept: unpenalised
+        gd += g[j] * delta[j]
+    slope0 = gd + l2 * wd
+    if not slope0 < 0.0:
+        return 0.0, 0, False
+    lo = 0.0
+    slope_lo = slope0
+    hi = math.inf
+    t = 1.0
+    for ev in range(1, max_evals + 1):
+        h1 = 0.0
+        h2 = 0.0
+        for i in range(z.shape[0]):
+            di = dz[i]
+            if sw[i] == 0.0 or di == 0.0:
+                continue
+            zi = z[i] + t * di
+            if code == LOGISTIC:
+                m = y[i] * zi
+                if m >= 0.0:
+                    e = math.exp(-m)
+                    p = e / (1.0 + e)
+                else:
+                    p = 1.0 / (1.0 + math.exp(m))
+                d1 = -y[i] * p
+                d2 = p * (1.0 - p)
+            else:
+                d1 = loss_derivative(code, zi, y[i])
+                d2 = loss_second_derivative(code, zi, y[i])
+            h1 += sw[i] * d1 * di
+            h2 += sw[i] * d2 * di * di
+        h1 = h1 * inv_n + l2 * (wd + t * dd)
+        h2 = h2 * inv_n + l2 * dd
+        if h1 <= 0.0:
+            lo = t
+            slope_lo = h1
+        else:
+            hi = t
+        if abs(h1) <= -eta * slope0:
+            if h1 <= 0.0 or h1 * (t - lo) + lo * slope_lo < 0.0:
+                return t, ev, True
+        t_new = t - h1 / h2 if h2 > 0.0 else -1.0
+        if not (lo < t_new < hi):
+            t_new = 2.0 * t if hi == math.inf else 0.5 * (lo + hi)
+        t = t_new
+    if lo > 0.0:
+        return lo, max_evals, True
+    return min(t, 1.0), max_evals, False
 
 
 @njit(cache=True)
@@ -344,10 +521,9 @@ def working_set(w, g, viol, col_nnz, d, fit_intercept, l1, threshold, ws):
 
 
 @njit(cache=True, fastmath={"reassoc", "contract"})
-def cholesky_solve(A, x):
-    """Solve ``A x = rhs`` in place (``x`` holds rhs) by a Cholesky factorisation of
-    ``A`` (overwritten by L in its lower triangle); False if A is not numerically
-    positive definite.
+def cholesky_factor(A):
+    """Overwrite the lower triangle of ``A`` by its Cholesky factor L; False if A is
+    not numerically positive definite.
 
     Hand-written rather than LAPACK: for the m ≤ 1024 matrices it serves, the
     threaded OpenBLAS potrf was measured at 160 ms for m = 301 on a loaded
@@ -369,14 +545,20 @@ def cholesky_solve(A, x):
                 A[i, i] = math.sqrt(s)
             else:
                 A[i, j] = s / A[j, j]
+    return True
+
+
+@njit(cache=True, fastmath={"reassoc", "contract"})
+def cholesky_apply(L, x):
+    """``x <- (L Lᵀ)⁻¹ x`` in place for the factor of :func:`cholesky_factor` (m² flops)."""
+    m = L.shape[0]
     for i in range(m):  # L y = rhs
         s = 0.0
         for k in range(i):
-            s += A[i, k] * x[k]
-        x[i] = (x[i] - s) / A[i, i]
+            s += L[i, k] * x[k]
+        x[i] = (x[i] - s) / L[i, i]
     for i in range(m - 1, -1, -1):  # Lᵀ x = y
         s = x[i]
         for k in range(i + 1, m):
-            s -= A[k, i] * x[k]
-        x[i] = s / A[i, i]
-    return True
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]

@@ -7,9 +7,16 @@ One "epoch" of this method is one outer Newton iteration at ``w``:
 2. approximate minimisation of the model
    ``q(Δ) = gᵀΔ + ½ΔᵀXᵀDXΔ + λ1‖w+Δ‖₁ + λ2/2‖w+Δ‖²`` by CD in a random order
    per inner epoch (:mod:`cdlearn.kernels.newton_cd`), the l2 part exact;
-3. Armijo backtracking on the true objective along Δ with newGLMNET's
-   condition ``F(w+tΔ) - F(w) <= σ t (∇fᵀΔ + λ1(‖w+Δ‖₁ - ‖w‖₁))``, σ = 0.01,
-   on the margins ``z + t·XΔ`` (no product with X per trial).
+3. a step along Δ on the margins ``z + t·XΔ`` (no product with X per trial):
+   with an l1 term, Armijo backtracking with newGLMNET's condition
+   ``F(w+tΔ) - F(w) <= σ t (∇fᵀΔ + λ1(‖w+Δ‖₁ - ‖w‖₁))``, σ = 0.01; without
+   one (l2, none) a near-exact line search
+   (:func:`cdlearn.kernels.newton_cd.newton_line_search`, safeguarded Newton
+   on ``h(t) = F(w+tΔ)`` to ``|h'(t)| <= 0.1|h'(0)|``, a certified decrease,
+   Armijo as fallback). Far from the optimum of a weakly regularised logistic
+   loss the best step is far from 1 (w8a, λ = 1/n: 4.2, 0.89, 1.9, ...);
+   taking it cut the outer iterations to gap 1e-8·P(0) from 9 to 6 (w8a) and
+   7 to 5 (ijcnn1), each saving one ``XᵀDX``.
 
 References: Friedman, Hastie & Tibshirani (2010), "Regularization paths for
 GLMs via coordinate descent", JSS 33(1); Yuan, Ho & Lin (2012), "An improved
@@ -28,7 +35,7 @@ ijcnn1 (~7) take the Gram form; reuters (42, d = 8315) and news20 the data form.
 Inner solver (``inner=``): ``"cd"`` is the CD above. With the Gram form and no
 l1 term (penalties l2 / none) the model is a smooth quadratic, and ``"auto"``
 then solves it exactly by a Cholesky factorisation of ``H + λ2 I`` when
-``m <= 1024`` (``"cholesky"``; :func:`cdlearn.kernels.newton_cd.cholesky_solve`,
+``m <= 1024`` (``"cholesky"``; :func:`cdlearn.kernels.newton_cd.cholesky_factor`,
 m³/3 flops): on a9a at λ = 1/(100n) (one-hot groups, condition ~1e9) cyclic CD
 on the model stalls at 1,000 inner epochs per outer iteration and the outer
 loop crawls (gap 1e-6 after 60 iterations), while exact steps converge
@@ -60,7 +67,11 @@ margins).
 
 Certificate: as primal CD (:mod:`cdlearn.solvers.primal_cd`): intercept set to
 its exact minimiser, ``α = -sφ'(z)`` rescaled for l1, gap as a sum of
-Fenchel–Young terms; without a penalty, the max KKT violation.
+Fenchel–Young terms; without a penalty, the max KKT violation. It is computed
+in one pass over the margins plus one ``Xᵀc``
+(:func:`cdlearn.kernels.newton_cd.margin_terms`), and that pass *is* the first
+step of the next outer iteration (``c``, ``D``, ``g = Xᵀc = -Xᵀα/n``), so a
+check every outer iteration costs about nothing beyond the primal value.
 """
 
 from __future__ import annotations
@@ -69,16 +80,25 @@ import numpy as np
 
 from ..kernels.newton_cd import (
     armijo_line_search,
-    cholesky_solve,
+    cholesky_apply,
+    cholesky_factor,
     column_gradient_curvature,
     data_inner_cd,
     gram_gradient,
     gram_inner_cd,
+    margin_terms,
+    newton_line_search,
     newton_weights,
     outer_violations,
     working_set,
 )
 from ..losses import SQUARED
+from ..penalties import (
+    dual_feasible_scale,
+    penalty_conjugate,
+    penalty_fenchel_young,
+    penalty_value,
+)
 from ..sampling import make_rng_state
 from .base import Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
@@ -94,6 +114,8 @@ GRAM_FACTOR = 25.0
 CHOLESKY_MAX = 1024  # inner="auto" factorises H up to this m (m³/3 ≤ 0.36 GFlop)
 ARMIJO = 0.01
 MAX_TRIALS = 30
+LINE_ETA = 0.1  # the smooth line search stops at |h'(t)| <= LINE_ETA·|h'(0)|
+LINE_EVALS = 8
 ETA_MAX = 0.1
 DAMPING = 1e-12
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
@@ -181,6 +203,8 @@ class NewtonCDState:
         self.rho = 1.0
         self.prev_max = np.inf
         self._checks = 0
+        self._fresh = False  # c, D, g (and ΣD) were computed at the current z
+        self._dsum = 0.0
         self._deriv = np.empty(n)
         self.last = {}
 
@@ -194,13 +218,20 @@ class NewtonCDState:
         d, n = p.n_features, p.n_samples
         code = p.loss_code
         fit_b = bool(p.fit_intercept)
-        dsum = newton_weights(code, self.z, p.y, p.sample_weight, self.inv_n, self.c, self.D)
-        entries = n
+        fresh = self._fresh  # the certificate at this z left c, D and g behind
+        self._fresh = False
+        if fresh:
+            dsum = self._dsum
+            entries = 0
+        else:
+            dsum = newton_weights(code, self.z, p.y, p.sample_weight, self.inv_n, self.c,
+                                  self.D)
+            entries = n
         need_h = not (self._hessian_ready and code == SQUARED)
         if self.form == "gram":
             v = p.design.csr
             entries += gram_gradient(v.data, v.indices, v.indptr, d, self.c, self.D, fit_b,
-                                     self.H, self.g, need_h)
+                                     self.H, self.g, not fresh, need_h)
             diag_max = float(np.max(np.diag(self.H), initial=0.0))
         else:
             v = p.design.csc
@@ -254,9 +285,17 @@ class NewtonCDState:
         if epochs == 1 and self.inner == "cd":
             self.rho *= 0.25
 
-        t, trials = armijo_line_search(code, self.z, dz, p.y, p.sample_weight, self.inv_n,
-                                       self.w, self.delta, self.g, d, fit_b, p.l1, p.l2,
-                                       ARMIJO, MAX_TRIALS)
+        t, trials, certified = 1.0, 0, False
+        if p.l1 == 0.0:
+            t, trials, certified = newton_line_search(
+                code, self.z, dz, p.y, p.sample_weight, self.inv_n, self.w, self.delta,
+                self.g, d, p.l2, LINE_ETA, LINE_EVALS)
+        if not certified:
+            t0 = t if t > 0.0 else 1.0
+            t, more = armijo_line_search(code, self.z, dz, p.y, p.sample_weight, self.inv_n,
+                                         self.w, self.delta, self.g, d, fit_b, p.l1, p.l2,
+                                         ARMIJO, MAX_TRIALS, t0)
+            trials += more
         entries += trials * n
         if t > 0.0:
             self.w += t * self.delta[:d]
@@ -285,11 +324,11 @@ class NewtonCDState:
         A[np.diag_indices(m)] += reg
         rhs = -self.g.copy()
         rhs[:d] -= p.l2 * self.w
-        if not cholesky_solve(A, rhs):  # numerically singular despite ν: least squares
+        if cholesky_factor(A):
+            cholesky_apply(A, rhs)
+        else:  # numerically singular despite ν: least squares
             A = self.H.copy()
             A[np.diag_indices(m)] += reg
-            rhs = -self.g.copy()
-            rhs[:d] -= p.l2 * self.w
             rhs = np.linalg.lstsq(A, rhs, rcond=None)[0]
         self.delta[:] = rhs
         return 1, m, m * m * m // 3 + m * m
@@ -298,9 +337,34 @@ class NewtonCDState:
         return initial_primal(self.problem)
 
     def certificate(self):
+        """``(primal, dual, gap)`` as :func:`~cdlearn.solvers.intercept.margin_certificate`,
+        from one fused pass over the margins (:func:`~cdlearn.kernels.newton_cd.margin_terms`)
+        and one ``Xᵀc``; ``c``, ``D`` and ``g = Xᵀc`` are kept for the next outer
+        iteration, whose first step they are (``α = -n c`` and ``Xᵀα/n = -g``).
+        """
         self._checks += 1
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
-        return margin_certificate(self)
+        p = self.problem
+        if p.l1 == 0.0 and p.l2 == 0.0:
+            self._fresh = False
+            return margin_certificate(self)
+        d = p.n_features
+        loss, conj, fy, self._dsum = margin_terms(p.loss_code, self.z, p.y, p.sample_weight,
+                                                  self.inv_n, self.c, self.D)
+        self.g[:d] = p.design.rmatvec(self.c)
+        if p.fit_intercept:
+            self.g[d] = self.c.sum()
+        self._fresh = True
+        u = -self.g[:d]
+        if dual_feasible_scale(u, p.l1, p.l2) != 1.0:
+            return margin_certificate(self)  # l1: α rescaled, its sums differ
+        w = self.w
+        primal = loss * self.inv_n + penalty_value(w, p.l1, p.l2)
+        # D(α) with α = -n c: its intercept term -b Σα/n is +b Σc
+        dual = (-conj * self.inv_n - penalty_conjugate(u, p.l1, p.l2)
+                + self._intercept[0] * float(self.c.sum()))
+        gap = fy * self.inv_n + penalty_fenchel_young(w, u, p.l1, p.l2)
+        return primal, dual, gap
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
@@ -314,6 +378,7 @@ class NewtonCDState:
         self.w[:] = w
         self._intercept[0] = b
         self.z = self.problem.design.matvec(self.w) + b
+        self._fresh = False
 
     def iterate(self):
         return self.w.copy(), None, self._intercept[0]
