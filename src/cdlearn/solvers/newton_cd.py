@@ -183,7 +183,10 @@ class NewtonCDState:
         self.w[p.design.col_nnz == 0] = 0.0  # optimal for empty columns under any penalty
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
-        self.z = p.design.matvec(self.w) + self._intercept[0]
+        if w0 is None:  # w = 0: no product with X
+            self.z = np.full(n, self._intercept[0])
+        else:
+            self.z = p.design.matvec(self.w) + self._intercept[0]
         self.rng = make_rng_state(seed)
         self.c = np.empty(n)
         self.D = np.empty(n)
