@@ -180,11 +180,19 @@ def test_duplicate_groups_are_exactly_the_identical_rows():
     assert dual_cd.DualCDState(ps_, sampling="shuffle").groups is None
 
 
-def test_group_step_is_the_exact_block_maximiser():
-    """After a pass, each group's α_j = s_j y_j σ(-y_j z') at the new common margin z'."""
+def _minus_derivative(loss, z, y):
+    """-φ'(z, y) for the logistic and squared hinge losses."""
+    if loss == "logistic":
+        return y / (1.0 + math.exp(y * z))
+    return 2.0 * y * max(0.0, 1.0 - y * z)
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge"])
+def test_group_step_is_the_exact_block_maximiser(loss):
+    """After a pass, each group's α_j = -s_j φ'(z', y_j) at the new common margin z'."""
     X, y = _with_conflicting_duplicates()
     sw = np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0])
-    p = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / X.shape[0],
+    p = make_problem(X, y, loss=loss, penalty="l2", lam=1.0 / X.shape[0],
                      sample_weight=sw)
     st = dual_cd.DualCDState(p, sampling="shuffle")
     st.groups_backup = st.groups
@@ -197,10 +205,11 @@ def test_group_step_is_the_exact_block_maximiser():
         members = rows[ptr[g]:ptr[g + 1]]
         dual_cd.dual_cd_group_pass(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, st.alpha, st.v, st.w,
-            p.design.row_sq_norms, st.inv_l2n, 0.0, np.array([0, len(members)]), members)
+            p.design.row_sq_norms, st.inv_l2n, 0.0, p.loss_code, np.array([0, len(members)]),
+            members)
         z = X @ st.w
         for j in members:
-            want = sw[j] * y[j] / (1.0 + math.exp(y[j] * z[j]))
+            want = sw[j] * _minus_derivative(loss, z[j], y[j])
             assert st.alpha[j] == pytest.approx(want, rel=1e-9, abs=1e-12)
         d1 = st.certificate()[1]
         assert d1 >= d0 - 1e-15  # an ascent step on the dual
@@ -208,9 +217,10 @@ def test_group_step_is_the_exact_block_maximiser():
     np.testing.assert_allclose(st.w, X.T @ st.alpha * st.inv_l2n, atol=1e-12)
 
 
-def test_duplicates_converge_in_few_epochs_to_the_same_optimum(monkeypatch):
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge"])
+def test_duplicates_converge_in_few_epochs_to_the_same_optimum(monkeypatch, loss):
     X, y = _with_conflicting_duplicates()
-    kw = dict(loss="logistic", penalty="l2", lam=1.0 / X.shape[0], solver="dual-cd",
+    kw = dict(loss=loss, penalty="l2", lam=1.0 / X.shape[0], solver="dual-cd",
               sampling="shuffle", tol=1e-11, max_epochs=20000)
     grouped = cdlearn.solve(X, y, **kw)
     monkeypatch.setattr(dual_cd, "_duplicate_groups", lambda *a: None)

@@ -77,12 +77,13 @@ _COMMON_KEYWORDS = frozenset((
 def cd_options_requested(options: dict) -> bool:
     """Whether ``solve`` keywords ask for something only primal/dual CD take.
 
-    A non-default ``sampling``, ``batch_size``, ``primal_step`` or ``dual_step``, a
-    dual warm start ``alpha0``, or a method-specific option: ``solver="auto"``
+    A ``sampling`` (any, even "uniform"), a non-default ``batch_size``,
+    ``primal_step`` or ``dual_step``, a dual warm start ``alpha0``, or a
+    method-specific option: ``solver="auto"``
     then chooses between primal and dual CD only (:func:`auto_solver`).
     """
     o = dict(options)
-    if (o.pop("sampling", "uniform") != "uniform" or o.pop("batch_size", 1) != 1
+    if (o.pop("sampling", None) is not None or o.pop("batch_size", 1) != 1
             or o.pop("primal_step", "newton") != "newton"
             or o.pop("dual_step", "exact") != "exact" or o.pop("alpha0", None) is not None):
         return True
@@ -150,7 +151,7 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
 
 
 def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver="auto",
-          sampling="uniform", power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
+          sampling=None, power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
           check_every=None, groups=None, n_jobs=None, **solver_options) -> SolveResult:
@@ -168,12 +169,16 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     solver : "auto" (see :func:`auto_solver`: ws-cd for l1 parts, newton-cd for few
         features, else the face-off choice between primal and dual CD), "primal-cd",
         "dual-cd", "ws-cd", "newton-cd", "block-cd", "scd", "ascd", "dgpd", "spdc", "fista".
-        With a non-default ``sampling``, ``batch_size``, step rule, an ``alpha0`` or a
+        With a ``sampling``, a non-default ``batch_size``, step rule, an ``alpha0`` or a
         method option, "auto" chooses between primal and dual CD only.
-    sampling : "uniform" (default), "importance" (face-off eq. (14)), "power"
-        (``p ∝ L^power``, primal only), "cyclic" or "shuffle" (a fresh random
-        permutation every epoch, i.e. without replacement; "uniform" draws with
-        replacement as the papers do). Importance sampling is what the
+    sampling : None (default: the method's own, :func:`default_sampling` --
+        "shuffle" for serial dual CD, else "uniform"), "uniform", "importance"
+        (face-off eq. (14)), "power" (``p ∝ L^power``, primal only), "cyclic"
+        or "shuffle" (a fresh random permutation every epoch, i.e. without
+        replacement; "uniform" draws with replacement as the papers do).
+        Dual CD with "shuffle" or "cyclic" also shrinks samples whose dual
+        variable sits at a bound (hinge losses; option ``shrinking=False``
+        turns it off). Importance sampling is what the
         papers' fixed steps (``primal_step="lipschitz"``, ``dual_step="fixed"``) need
         and it speeds them up a lot on uneven norms; the default exact/Newton steps
         adapt to each coordinate's curvature themselves, and there uniform sampling
@@ -233,7 +238,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
                            groups=groups)
     check_choice("solver", solver, ("auto", *SOLVERS))
-    check_choice("sampling", sampling, SAMPLINGS)
+    if sampling is not None:
+        check_choice("sampling", sampling, SAMPLINGS)
     check_choice("dual_step", dual_step, ("exact", "fixed"))
     check_choice("primal_step", primal_step, ("newton", "lipschitz"))
     tol = check_positive("tol", tol)
@@ -258,6 +264,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     n_coords = problem.n_features if solver in _PRIMAL_OPTION_SOLVERS else problem.n_samples
     if batch_size > n_coords:
         raise ValueError(f"batch_size={batch_size} exceeds the {n_coords} coordinates")
+    if sampling is None:
+        sampling = default_sampling(solver, problem, batch_size)
     if batch_size > 1 and sampling != "uniform":
         raise ValueError(
             f"batch_size > 1 uses τ-nice (uniform) minibatches; got sampling={sampling!r}"
@@ -290,6 +298,20 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
                  verbose=verbose, check_every=check_every)
     result.info["reason"] = reason
     return result
+
+
+def default_sampling(solver: str, problem: Problem, batch_size: int = 1) -> str:
+    """The sampling a method runs with when ``solve`` gets ``sampling=None``.
+
+    Serial dual CD without an intercept: "shuffle" (a fresh permutation per
+    epoch, as liblinear's dual solvers; with shrinking for the hinge losses).
+    Measured against "uniform" (benchmarks/results): reuters 7 against 12-15
+    epochs, news20 logistic 255 against 352 ms. Everything else: "uniform",
+    the papers' sampling (dual CD with an intercept updates uniform pairs).
+    """
+    if solver == "dual-cd" and batch_size == 1 and not problem.fit_intercept:
+        return "shuffle"
+    return "uniform"
 
 
 def _check_start(name, value, size):

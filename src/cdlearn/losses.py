@@ -439,6 +439,51 @@ def weighted_fenchel_young_sum(code, z, alpha, y, sw):
 
 
 @njit(cache=True)
+def weighted_loss_and_fenchel_young_sums(code, z, alpha, y, sw):
+    """``(Σ s_i φ(z_i), Σ s_i [φ(z_i) + φ*(-a_i) + a_i z_i])`` in one pass.
+
+    What a dual method's certificate needs (P and the gap). For the logistic
+    loss the two share one ``exp`` and one ``log1p`` per sample (separately
+    they cost four of each, ~60% of a reuters check); other losses call
+    :func:`loss_value` and :func:`fenchel_young_gap`.
+    """
+    loss_total = 0.0
+    fy_total = 0.0
+    for i in range(z.shape[0]):
+        s = sw[i]
+        if s == 0.0:
+            if alpha[i] != 0.0:
+                fy_total = math.inf
+            continue
+        yi = y[i]
+        a = alpha[i] / s
+        if code != LOGISTIC:
+            loss_total += s * loss_value(code, z[i], yi)
+            fy_total += s * fenchel_young_gap(code, z[i], a, yi)
+            continue
+        m = yi * z[i]
+        t = a * yi
+        e = math.exp(-abs(m))
+        l1p = math.log1p(e)
+        up = max(m, 0.0) + l1p  # log(1 + e^m)
+        down = up - m  # log(1 + e^-m) = φ
+        loss_total += s * down
+        if t < -1e-12 or t > 1.0 + 1e-12:
+            fy_total = math.inf
+            continue
+        t = min(max(t, 0.0), 1.0)
+        p = e / (1.0 + e) if m >= 0.0 else 1.0 / (1.0 + e)  # σ(-m)
+        d = t - p
+        pq = p * (1.0 - p)
+        if pq > 0.0 and abs(d) < 1e-4 * min(p, 1.0 - p):
+            fy = d * d / (2.0 * pq) * (1.0 + d * (2.0 * p - 1.0) / (3.0 * pq))
+        else:
+            fy = _xlogx(t) + t * up + _xlogx(1.0 - t) + (1.0 - t) * down
+        fy_total += s * fy
+    return loss_total, fy_total
+
+
+@njit(cache=True)
 def weighted_conjugate_sum(code, alpha, y, sw):
     """Σ_i s_i φ*(-α_i / s_i): the loss part of the dual, ``inf`` if infeasible."""
     total = 0.0

@@ -19,6 +19,7 @@ from .losses import (
     loss_derivatives,
     weighted_conjugate_sum,
     weighted_fenchel_young_sum,
+    weighted_loss_and_fenchel_young_sums,
     weighted_loss_sum,
 )
 from .penalties import (
@@ -55,6 +56,14 @@ def duality_gap(loss_code, z, alpha, y, sw, w, u, l1, l2) -> float:
     """
     loss_part = weighted_fenchel_young_sum(loss_code, z, alpha, y, sw) / z.shape[0]
     return loss_part + penalty_fenchel_young(w, u, l1, l2)
+
+
+def primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2) -> tuple[float, float]:
+    """``(primal_value(...), duality_gap(...))`` with one pass over the samples."""
+    n = z.shape[0]
+    loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(loss_code, z, alpha, y, sw)
+    primal = loss_sum / n + penalty_value(w, l1, l2)
+    return primal, fy_sum / n + penalty_fenchel_young(w, u, l1, l2)
 
 
 def dual_point_from_margins(loss_code, z, y, sw) -> np.ndarray:

@@ -9,6 +9,8 @@ chunked, and independent of numba's global generator.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -20,9 +22,19 @@ SAMPLING_CODES = {"uniform": UNIFORM, "importance": IMPORTANCE, "cyclic": CYCLIC
 # --------------------------------------------------------------------------- RNG
 def make_rng_state(seed) -> np.ndarray:
     """A non-zero uint64 xorshift state derived from ``seed`` (int or None)."""
-    ss = np.random.SeedSequence(seed)
-    state = int(ss.generate_state(1, dtype=np.uint64)[0]) | 1
+    state = _seed_state(None) if seed is None else _seeded_state(int(seed))
     return np.array([state], dtype=np.uint64)
+
+
+def _seed_state(seed) -> int:
+    ss = np.random.SeedSequence(seed)
+    return int(ss.generate_state(1, dtype=np.uint64)[0]) | 1
+
+
+@functools.lru_cache(maxsize=256)
+def _seeded_state(seed: int) -> int:
+    # SeedSequence costs ~0.1-0.5 ms, a visible part of a small solve
+    return _seed_state(seed)
 
 
 @njit(cache=True)

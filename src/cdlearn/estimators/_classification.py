@@ -120,8 +120,10 @@ _COMMON_PARAMS = """
     solver : str, default="auto"
         ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
         ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
-    sampling : str, default="uniform"
-        ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"`` or ``"cyclic"``.
+    sampling : str or None, default=None
+        None: the method's default (:func:`cdlearn.api.default_sampling`);
+        ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"``,
+        ``"cyclic"`` or ``"shuffle"``.
     batch_size : int, default=1
         τ of τ-nice minibatches (with ``sampling="uniform"``).
     verbose : int, default=0
@@ -177,7 +179,7 @@ class LogisticRegression(_CDClassifier):
 
     def __init__(self, penalty="l2", *, C=1.0, l1_ratio=0.5, fit_intercept=True,
                  class_weight=None, tol=1e-6, max_iter=1000, warm_start=False,
-                 random_state=None, n_jobs=None, solver="auto", sampling="uniform",
+                 random_state=None, n_jobs=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.penalty = penalty
         self.C = C
@@ -232,7 +234,7 @@ class LinearSVC(_CDClassifier):
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
                  class_weight=None, tol=1e-6, max_iter=1000, warm_start=False,
-                 random_state=None, n_jobs=None, solver="auto", sampling="uniform",
+                 random_state=None, n_jobs=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.penalty = penalty
         self.loss = loss

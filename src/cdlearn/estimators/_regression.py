@@ -91,8 +91,10 @@ _COMMON_PARAMS = """
     solver : str, default="auto"
         ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
         ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
-    sampling : str, default="uniform"
-        ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"`` or ``"cyclic"``.
+    sampling : str or None, default=None
+        None: the method's default (:func:`cdlearn.api.default_sampling`);
+        ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"``,
+        ``"cyclic"`` or ``"shuffle"``.
     batch_size : int, default=1
         τ of τ-nice minibatches (with ``sampling="uniform"``).
     verbose : int, default=0
@@ -126,7 +128,7 @@ class Lasso(_CDRegressor):
     _normalize_weights = True
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
-                 warm_start=False, random_state=None, solver="auto", sampling="uniform",
+                 warm_start=False, random_state=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
@@ -164,7 +166,7 @@ class ElasticNet(_CDRegressor):
 
     def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-6,
                  max_iter=1000, warm_start=False, random_state=None, solver="auto",
-                 sampling="uniform", batch_size=1, verbose=0):
+                 sampling=None, batch_size=1, verbose=0):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
@@ -204,7 +206,7 @@ class Ridge(_CDRegressor):
     """ + _COMMON_PARAMS
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
-                 warm_start=False, random_state=None, solver="auto", sampling="uniform",
+                 warm_start=False, random_state=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.alpha = alpha
         self.fit_intercept = fit_intercept

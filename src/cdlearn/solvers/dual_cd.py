@@ -29,18 +29,20 @@ stalls for the non-smooth hinge loss, which is why the pairs are needed.)
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..kernels.dual_cd import (
     EXACT_STEP,
     FIXED_STEP,
+    dual_cd_active_epoch,
     dual_cd_epoch,
     dual_cd_group_pass,
     dual_cd_pair_epoch,
     duplicate_row_groups,
+    has_dual_bounds,
+    row_hashes,
 )
 from ..losses import step_smoothness
-from ..objectives import duality_gap, primal_value
+from ..objectives import primal_and_gap
 from ..penalties import soft_threshold_array
 from ..sampling import (
     CYCLIC,
@@ -80,12 +82,25 @@ INNER_EPS_START = 1e-2
 INNER_EPS_MIN = 1e-9
 INNER_EPS_GAP = 1.0
 
+# Shrinking (``shuffle``/``cyclic`` orders, losses with dual bounds; see
+# :func:`cdlearn.kernels.dual_cd.dual_cd_active_epoch`): once the active
+# samples' projected-gradient range is ≤ the tolerance, every sample is
+# restored for the next pass; when a pass over the full set is within it, the
+# tolerance is divided by 10 (liblinear would stop there; here only the
+# duality gap stops). Unlike liblinear, the pass after a restore may shrink
+# again with the last range: a full pass per tolerance level is enough, as the
+# exact gap, not the range, certifies the result (reuters, squared hinge: 3
+# full passes per level → 1). The start is liblinear's default ``-e 0.1``.
+SHRINK_EPS_START = 0.1
+SHRINK_EPS_MIN = 1e-12
+
 
 class DualCDState:
     """State of dual CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="importance", batch_size=1, seed=0,
-                 alpha0=None, intercept0=0.0, dual_step="exact", smoothness=None):
+                 alpha0=None, intercept0=0.0, dual_step="exact", smoothness=None,
+                 shrinking=True):
         self.problem = p = problem
         n = p.n_samples
         self.view = p.design.csr
@@ -135,12 +150,21 @@ class DualCDState:
         self.inner_eps = INNER_EPS_START if adaptive else 0.0
         self._mean_weight = max(float(np.mean(p.sample_weight)), 1e-300)
         # identical rows get an exact block step after every epoch (see
-        # dual_cd_group_pass): logistic l2, exact serial steps, no intercept
+        # dual_cd_group_pass): smooth losses, l2, exact serial steps, no intercept
         self.groups = None
-        if adaptive and self.kappa == 0.0 and self.tau == 1 and not p.fit_intercept:
-            self.groups = _duplicate_groups(self.view, p.n_features, p.sample_weight, p.y)
+        if (p.loss != "hinge" and self.step_mode == EXACT_STEP and self.kappa == 0.0
+                and self.tau == 1 and not p.fit_intercept):
+            self.groups = _duplicate_groups(self.view, p.sample_weight, p.y)
         self.perm = np.arange(n, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
+        # serial shuffle/cyclic passes run over an active set (shrinking)
+        self.active_set = (self.mode in (SHUFFLE, CYCLIC) and self.tau == 1
+                           and not p.fit_intercept and self.step_mode == EXACT_STEP)
+        self.shrink = self.active_set and bool(shrinking) and bool(has_dual_bounds(p.loss_code))
+        self.active_rows = np.flatnonzero(p.sample_weight > 0).astype(np.int64)
+        self.n_full = self.n_active = self.active_rows.shape[0]
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+        self.shrink_eps = SHRINK_EPS_START
 
         self.alpha = np.zeros(n) if alpha0 is None else np.array(alpha0, dtype=np.float64)
         self.alpha[p.sample_weight == 0] = 0.0
@@ -169,12 +193,15 @@ class DualCDState:
                 self.v, self.w, p.design.row_sq_norms, self.inv_l2n, self.kappa, p.loss_code,
                 max(p.n_samples // 2, 1), self.rng,
             )
-        entries, updates, self.counter = dual_cd_epoch(
-            view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
-            self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self.step_mode, self.eta,
-            self._intercept, self.mode, self.prob, self.alias, p.n_samples, self.rng,
-            self.counter, self.tau, self.perm, self.deltas, self.inner_eps,
-        )
+        if self.active_set:
+            entries, updates = self._active_epoch()
+        else:
+            entries, updates, self.counter = dual_cd_epoch(
+                view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
+                self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self.step_mode,
+                self.eta, self._intercept, self.mode, self.prob, self.alias, p.n_samples,
+                self.rng, self.counter, self.tau, self.perm, self.deltas, self.inner_eps,
+            )
         if self.inner_eps > 0.0 and 10 * updates <= p.n_samples:
             self.inner_eps = max(INNER_EPS_MIN, 0.1 * self.inner_eps)
         if self.groups is not None:
@@ -184,8 +211,32 @@ class DualCDState:
             dual_cd_group_pass(
                 view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha,
                 self.v, self.w, p.design.row_sq_norms, self.inv_l2n, self._intercept,
-                *self.groups,
+                p.loss_code, *self.groups,
             )
+        return entries, updates
+
+    def _active_epoch(self):
+        """One pass over the active samples; shrinking bookkeeping (liblinear's)."""
+        p, view = self.problem, self.view
+        entries, updates, n_active, pg_max, pg_min = dual_cd_active_epoch(
+            view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
+            self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self._intercept,
+            self.active_rows, self.n_active, self.rng, self.mode == SHUFFLE, self.inner_eps,
+            self.shrink, self.pg_max_old, self.pg_min_old,
+        )
+        if not self.shrink:
+            return entries, updates
+        # a sample shrunk during a pass has a zero projected gradient, so a pass
+        # that started from the full set measures the full set's range
+        was_full = self.n_active == self.n_full
+        self.n_active = n_active
+        if pg_max - pg_min <= self.shrink_eps or n_active == 0:
+            if was_full:
+                self.shrink_eps = max(SHRINK_EPS_MIN, 0.1 * self.shrink_eps)
+            else:
+                self.n_active = self.n_full
+        self.pg_max_old = pg_max if pg_max > 0.0 else np.inf
+        self.pg_min_old = pg_min if pg_min < 0.0 else -np.inf
         return entries, updates
 
     def reference(self) -> float:
@@ -196,15 +247,15 @@ class DualCDState:
         self._checks += 1
         if self._checks % RESYNC_EVERY == 0:
             self._resync()
-        z = p.design.matvec(self.w)
+        # the first check is usually at α = 0, w = 0: no product needed
+        z = p.design.matvec(self.w) if self.w.any() else np.zeros(p.n_samples)
         if p.fit_intercept:
             self._intercept = optimal_intercept(p.loss_code, z, p.y, p.sample_weight,
                                                 self._intercept)
             z += self._intercept
-        primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         u = self.v * p.l2  # Xᵀα/n
-        gap = duality_gap(p.loss_code, z, self.alpha, p.y, p.sample_weight, self.w, u,
-                          p.l1, p.l2)
+        primal, gap = primal_and_gap(p.loss_code, z, self.alpha, p.y, p.sample_weight,
+                                     self.w, u, p.l1, p.l2)
         # D(α) = P(w) - gap: the gap is the exact sum of the Fenchel–Young terms
         # (with Σα = 0 the intercept term of the dual vanishes), so this is D up
         # to rounding of P, without a third pass of n logarithms over α (it was
@@ -232,32 +283,26 @@ class DualCDState:
         return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
-        return self.problem.n_samples
+        return int(self.n_active) if self.active_set else self.problem.n_samples
 
 
-def _duplicate_groups(view, width, sample_weight, y):
+def _duplicate_groups(view, sample_weight, y):
     """Groups of identical rows (weight > 0, both labels) of a row view, or None.
 
-    Candidates share two random projections of the row (one pass over X, a
-    fixed seed: deterministic); :func:`duplicate_row_groups` then keeps only
-    rows exactly equal to their group's first. Measured: 4-15 ms on
-    a9a/w8a/news20 (≈ one epoch).
+    Candidates share a hash of the row (:func:`row_hashes`, one pass over X,
+    deterministic); :func:`duplicate_row_groups` then keeps only rows exactly
+    equal to their group's first.
     """
     n = view.indptr.shape[0] - 1
     if n < 2:
         return None
-    rng = np.random.default_rng(0x5EED)
-    proj = rng.standard_normal((width, 2))
-    if view.indices.shape[0] == 0:  # dense rows, stored contiguously
-        keys = view.data.reshape(n, width) @ proj
-    else:
-        M = sp.csr_matrix((view.data, view.indices, view.indptr), shape=(n, width))
-        keys = np.asarray(M @ proj)
-    order = np.lexsort((keys[:, 1], keys[:, 0]))
+    bits = np.ascontiguousarray(view.data, dtype=np.float64).view(np.uint64)
+    keys = row_hashes(bits, view.indices, view.indptr)
+    order = np.argsort(keys, kind="stable")
     ks = keys[order]
     new_key = np.empty(n, dtype=bool)
     new_key[0] = True
-    new_key[1:] = np.any(ks[1:] != ks[:-1], axis=1)
+    np.not_equal(ks[1:], ks[:-1], out=new_key[1:])
     starts = np.append(np.flatnonzero(new_key), n).astype(np.int64)
     if starts.shape[0] == n + 1:
         return None
