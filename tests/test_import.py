@@ -25,6 +25,7 @@ HEAVY = ("sklearn", "matplotlib", "tqdm", "pandas", "joblib", "cdlearn.estimator
 OTHER_SOLVERS = ("cdlearn.solvers.block_cd", "cdlearn.solvers.full_gradient",
                  "cdlearn.solvers.greedy_cd", "cdlearn.solvers.primal_cd",
                  "cdlearn.solvers.spdc", "cdlearn.solvers.dgpd", "cdlearn.solvers.working_set",
+                 "cdlearn.solvers.newton_cg", "cdlearn.kernels.newton_cg",
                  "cdlearn.kernels.block_cd", "cdlearn.kernels.primal_cd",
                  "cdlearn.kernels.greedy_cd", "cdlearn.kernels.spdc", "cdlearn.kernels.dgpd",
                  "cdlearn.kernels.working_set", "cdlearn.kernels.primal_shrinking")
@@ -81,7 +82,7 @@ def test_estimators_resolve_lazily():
 
 def test_solver_registry_is_a_lazy_mapping():
     names = ["primal-cd", "dual-cd", "block-cd", "fista", "scd", "ascd", "spdc", "dgpd",
-             "newton-cd", "ws-cd"]
+             "newton-cd", "ws-cd", "newton-cg"]
     assert list(SOLVERS)[:len(names)] == names and len(SOLVERS) == len(list(SOLVERS))
     assert "dual-cd" in SOLVERS and "nope" not in SOLVERS
     with pytest.raises(KeyError):

@@ -127,6 +127,16 @@ def _newton_cd(m):
     )
 
 
+def _newton_cg(m):
+    return SolverSpec(
+        "newton-cg", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
+        m.NewtonCGState,
+        note="; newton-cg (truncated Newton, liblinear -s 0/-s 2) needs a smooth loss "
+             "and penalty='l2'",
+        options=m.OPTIONS,
+    )
+
+
 def _ws_cd(m):
     return SolverSpec(
         "ws-cd", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
@@ -149,6 +159,7 @@ _REGISTRY: dict[str, tuple[str, Callable]] = {
     "dgpd": ("dgpd", _dgpd),
     "newton-cd": ("newton_cd", _newton_cd),
     "ws-cd": ("working_set", _ws_cd),
+    "newton-cg": ("newton_cg", _newton_cg),
 }
 
 
@@ -209,7 +220,7 @@ SOLVERS: SolverRegistry = SolverRegistry(_REGISTRY)
 _MODULE_ALIASES = {"dgpd_solver": "dgpd", "newton_solver": "newton_cd", "spdc_solver": "spdc",
                    "ws_solver": "working_set"}
 _SUBMODULES = ("block_cd", "dual_cd", "full_gradient", "greedy_cd", "primal_cd", "dgpd",
-               "newton_cd", "spdc", "working_set", "intercept")
+               "newton_cd", "spdc", "working_set", "intercept", "newton_cg")
 
 
 def __getattr__(name):
