@@ -16,8 +16,8 @@ One "epoch" is one outer Newton iteration at ``(w, b)`` with margins ``z``:
    when fitted, is an unpenalised extra coordinate of the Newton system);
 2. PCG on ``H d = -G`` with ``H v = [XᵀD(Xv_w + v_b) + λv_w ; ΣD(Xv_w + v_b)]``
    (two scipy mat-vecs per iteration: X and Xᵀ are held as CSR so both are
-   gathers; fused numba row loops à la liblinear measured 1.2-2x slower) and liblinear's preconditioner
-   ``M = λ + a·diag(XᵀDX)``, ``a = 0.01``; CG stops at
+   gathers; fused numba row loops à la liblinear measured 1.2-2x slower) and
+   liblinear's preconditioner ``M = λ + a·diag(XᵀDX)``, ``a = 0.01``; CG stops at
    ``‖r‖_{M⁻¹} <= η‖G‖_{M⁻¹}``, ``η = cg_eta = 0.1``. Measured (CG products
    to gap 1e-8·P(0)): the fixed η = 0.1 beat the forcing term
    ``min(0.1, sqrt(‖G‖/‖G₀‖))``, η = 0.01 and liblinear's model-decrease rule
@@ -44,7 +44,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels.newton_cg import directional_slope, dual_and_curvature
-from ..objectives import duality_gap, dual_value, primal_value
+from ..objectives import dual_value, duality_gap, primal_value
 from .base import Problem, initial_primal
 from .intercept import refresh_margins
 
