@@ -480,7 +480,10 @@ def test_auto_prices_eq15_in_seconds():
             predicted_seconds("dual", loss, a.T_D_importance, a.K_D_importance), rel=1e-12)
         assert a.time_ratio == pytest.approx(a.seconds_P / a.seconds_D, rel=1e-12)
         assert 0.7 < a.ratio < 1.4
-        choice, reason = auto_solver(make_problem(X, y, loss=loss, penalty="l2", lam=1e-2))
+        # cd_options: the face-off choice itself (without them, κ = 15-25 here
+        # sends auto to newton-cg, api.dual_condition)
+        choice, reason = auto_solver(make_problem(X, y, loss=loss, penalty="l2", lam=1e-2),
+                                     cd_options=True)
         assert choice == ("primal-cd" if a.time_ratio <= 1 else "dual-cd")
         assert f"{a.time_ratio:.3g}" in reason
     # every (method, loss) pair auto can meet has a positive price

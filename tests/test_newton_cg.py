@@ -121,9 +121,12 @@ def test_registry_and_errors():
         cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=1e-2, solver="newton-cg")
     with pytest.raises(ValueError, match="newton-cg.*loss='hinge'"):
         cdlearn.solve(X, y, loss="hinge", penalty="l2", lam=1e-2, solver="newton-cg")
-    with pytest.raises(ValueError, match="alpha0"):
-        cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-2, solver="newton-cg",
-                      alpha0=np.zeros(50))
+    # a primal method: w0 warm-starts it (the solution is certified at once)
+    first = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-2, solver="newton-cg",
+                          tol=1e-10)
+    warm = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-2, solver="newton-cg",
+                         tol=1e-10, w0=first.w)
+    assert warm.converged and warm.n_epochs <= 1 < first.n_epochs
     with pytest.raises(ValueError, match="cg_eta"):
         cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-2, solver="newton-cg",
                       cg_eta=2.0)
@@ -166,3 +169,34 @@ def test_real_data_matches_dual_cd(load, name, loss):
     p0 = res.trace["primal"][0]
     assert res.gap <= 1e-10 * p0
     assert abs(res.primal - ref.primal) <= 2e-10 * p0
+
+
+def test_auto_runs_newton_cg_for_small_lambda_on_evenly_scaled_rows():
+    """auto's rule (api.dual_condition): κ = β·mean(s‖x‖²)/(λn) ≥ 10 and no dominant row."""
+    from cdlearn.api import NEWTON_CG_KAPPA, auto_solver, dual_condition
+
+    rng = np.random.default_rng(12)
+    n, d = 400, 3000  # many features: newton-cd's Gram form does not apply
+    X = sp.random(n, d, density=0.01, random_state=12, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(1)).ravel())
+    X = sp.diags(1.0 / np.maximum(norms, 1e-12)) @ X  # unit rows, as tf-idf text
+    y = np.where(X @ rng.standard_normal(d) > 0, 1.0, -1.0)
+    small = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / (100 * n))
+    kappa, spread = dual_condition(small)
+    assert kappa == pytest.approx(0.25 * 100, rel=1e-9) and spread == pytest.approx(1.0)
+    assert kappa >= NEWTON_CG_KAPPA
+    assert auto_solver(small)[0] == "newton-cg"
+    large = make_problem(X, y, loss="logistic", penalty="l2", lam=1.0 / n)
+    assert auto_solver(large)[0] in ("primal-cd", "dual-cd")
+    Xu = X.tolil()
+    Xu[0] = Xu[0] * 100.0  # one dominant row: CG's conditioning suffers
+    uneven = make_problem(Xu.tocsr(), y, loss="logistic", penalty="l2", lam=1.0 / (100 * n))
+    assert dual_condition(uneven)[1] > 10
+    assert auto_solver(uneven)[0] in ("primal-cd", "dual-cd")
+    # what auto returns is the same optimum as dual CD's
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1.0 / (100 * n), tol=1e-10)
+    ref = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1.0 / (100 * n),
+                        solver="dual-cd", tol=1e-10, max_epochs=20000)
+    assert res.solver == "newton-cg" and res.converged and ref.converged
+    assert res.primal == pytest.approx(ref.primal, rel=1e-8)
