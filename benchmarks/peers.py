@@ -664,7 +664,7 @@ def cdlearn_variants(obj: Objective) -> list[Cdlearn]:
     for solver, sampling in (("primal-cd", None), ("primal-cd", "cyclic"),
                              ("primal-cd", "importance"), ("dual-cd", None),
                              ("dual-cd", "shuffle"), ("dual-cd", "importance"),
-                             ("ws-cd", None), ("newton-cd", None)):
+                             ("ws-cd", None), ("newton-cd", None), ("newton-cg", None)):
         try:
             out.append(Cdlearn(obj, solver, sampling))
         except ValueError:

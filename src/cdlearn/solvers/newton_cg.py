@@ -69,7 +69,7 @@ class NewtonCGState:
             raise ValueError("solver='newton-cg' takes no batch_size (it is not a CD method)")
         if alpha0 is not None:
             raise ValueError("solver='newton-cg' is a primal method: alpha0 does not apply "
-                             "(it starts from w = 0)")
+                             "(warm-start it with w0)")
         if isinstance(max_cg, bool) or not isinstance(max_cg, (int, np.integer)) or max_cg < 1:
             raise ValueError(f"max_cg must be an integer >= 1, got {max_cg!r}")
         if isinstance(cg_eta, bool) or not isinstance(cg_eta, (int, float)) \
