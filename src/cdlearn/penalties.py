@@ -85,20 +85,12 @@ def coordinate_violations(w, grad, l1, l2):
 
 def penalty_value(w: np.ndarray, l1: float, l2: float) -> float:
     """λ g(w) = λ1‖w‖₁ + λ2/2 ‖w‖²."""
-    val = 0.0
-    if l1 > 0:
-        val += l1 * float(np.abs(w).sum())
-    if l2 > 0:
-        val += 0.5 * l2 * float(w @ w)
-    return val
+    return float(_penalty_value(np.asarray(w, dtype=np.float64), float(l1), float(l2)))
 
 
 def penalty_conjugate(u: np.ndarray, l1: float, l2: float) -> float:
     """(λg)*(u) = Σ_j (|u_j| - λ1)₊² / (2λ2); for λ2 = 0 the indicator of ‖u‖∞ ≤ λ1."""
-    excess = np.maximum(np.abs(u) - l1, 0.0)
-    if l2 > 0:
-        return float(excess @ excess) / (2.0 * l2)
-    return 0.0 if not np.any(excess > 1e-12 * max(l1, 1.0)) else math.inf
+    return float(_penalty_conjugate(np.asarray(u, dtype=np.float64), float(l1), float(l2)))
 
 
 def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) -> float:
@@ -108,16 +100,8 @@ def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) ->
     ``(λ2 w - v)²/(2λ2) + λ1(|w| - w·sign(u))``; for λ2 = 0 (u feasible) it is
     ``λ1|w| - w u``.
     """
-    if l2 > 0:
-        v = np.sign(u) * np.maximum(np.abs(u) - l1, 0.0)
-        r = l2 * w - v
-        val = float(r @ r) / (2.0 * l2)
-        if l1 > 0:
-            val += l1 * float(np.sum(np.abs(w) - w * np.sign(u)))
-        return val
-    if np.any(np.abs(u) > l1 * (1 + 1e-12) + 1e-300):
-        return math.inf
-    return float(np.sum(l1 * np.abs(w) - w * u))
+    return float(_penalty_fenchel_young(np.asarray(w, dtype=np.float64),
+                                        np.asarray(u, dtype=np.float64), float(l1), float(l2)))
 
 
 def dual_feasible_scale(u: np.ndarray, l1: float, l2: float) -> float:
@@ -127,8 +111,77 @@ def dual_feasible_scale(u: np.ndarray, l1: float, l2: float) -> float:
     """
     if l2 > 0:
         return 1.0
-    top = float(np.max(np.abs(u))) if u.size else 0.0
+    top = float(_max_abs(np.asarray(u, dtype=np.float64)))
     return 1.0 if top <= l1 else l1 / top
+
+
+# One loop per quantity, no temporaries: on 10⁶ coordinates (the Nesterov
+# Lasso) the numpy forms made ~12 arrays of 8 MB per certificate, ~15 ms of a
+# 40 ms check. Sums run in index order (numpy's are pairwise): the values
+# agree to rounding.
+@njit(cache=True)
+def _penalty_value(w, l1, l2):
+    a = 0.0
+    q = 0.0
+    for j in range(w.shape[0]):
+        a += abs(w[j])
+        q += w[j] * w[j]
+    val = 0.0
+    if l1 > 0:
+        val += l1 * a
+    if l2 > 0:
+        val += 0.5 * l2 * q
+    return val
+
+
+@njit(cache=True)
+def _penalty_conjugate(u, l1, l2):
+    total = 0.0
+    tol = 1e-12 * max(l1, 1.0)
+    for j in range(u.shape[0]):
+        e = abs(u[j]) - l1
+        if e > 0.0:
+            if l2 > 0:
+                total += e * e
+            elif e > tol:
+                return math.inf
+    return total / (2.0 * l2) if l2 > 0 else 0.0
+
+
+@njit(cache=True)
+def _penalty_fenchel_young(w, u, l1, l2):
+    total = 0.0
+    if l2 > 0:
+        sq = 0.0
+        lin = 0.0
+        for j in range(w.shape[0]):
+            uj = u[j]
+            sgn = 1.0 if uj > 0.0 else (-1.0 if uj < 0.0 else 0.0)
+            v = sgn * max(abs(uj) - l1, 0.0)
+            r = l2 * w[j] - v
+            sq += r * r
+            if l1 > 0:
+                lin += abs(w[j]) - w[j] * sgn
+        total = sq / (2.0 * l2)
+        if l1 > 0:
+            total += l1 * lin
+        return total
+    bound = l1 * (1 + 1e-12) + 1e-300
+    for j in range(w.shape[0]):
+        if abs(u[j]) > bound:
+            return math.inf
+        total += l1 * abs(w[j]) - w[j] * u[j]
+    return total
+
+
+@njit(cache=True)
+def _max_abs(u):
+    top = 0.0
+    for j in range(u.shape[0]):
+        a = abs(u[j])
+        if a > top:
+            top = a
+    return top
 
 
 def soft_threshold_array(x: np.ndarray, t: float) -> np.ndarray:
