@@ -916,7 +916,7 @@ def epoch_cost(args, log):
     labels = {"cdlearn-primal-cd-importance": "cdlearn primal-cd (importance)",
               "cdlearn-dual-cd-importance": "cdlearn dual-cd (importance)",
               "liblinear-s0": "liblinear -s 0", "liblinear-s7": "liblinear -s 7",
-              "cdlearn-primal-cd": "primal-cd (uniform)", "cdlearn-dual-cd": "dual-cd (uniform)",
+              "cdlearn-primal-cd": "primal-cd (uniform)", "cdlearn-dual-cd": "dual-cd (default: shuffle)",
               "cdlearn-newton-cd": "newton-cd", "cdlearn-auto": "auto"}
     results = []
     for name in EPOCH_COST_CASES:
@@ -927,7 +927,7 @@ def epoch_cost(args, log):
     L.append("## L2-regularised logistic regression, λ = 1/n: seconds to relative "
              "suboptimality 1e-6\n")
     L.append("Median of the repeats; cdlearn with importance sampling (the issue's setting), "
-             "with the default uniform sampling, newton-cd (proximal Newton with CD on the "
+             "with the default sampling (uniform for primal, shuffle for dual CD), newton-cd (proximal Newton with CD on the "
              "quadratic model) and `solver=\"auto\"`; duality-gap "
              "checks included (spaced by work counts, solvers/base.py). Epochs: cdlearn epochs "
              "to the target (one epoch = n or d coordinate steps; for newton-cd one outer "
