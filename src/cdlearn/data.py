@@ -114,6 +114,7 @@ class Design:
             self._init_dense(X)
         self._csc: CompressedView | None = None
         self._csr: CompressedView | None = None
+        self._products: dict = {}  # scipy matrices over the built views (no copies)
         self._compute_statistics()
 
     # ------------------------------------------------------------------ input
@@ -233,13 +234,38 @@ class Design:
 
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """``X @ w`` as float64."""
-        M = self._sparse if self.is_sparse else self._dense
+        M = self._product_matrix(prefer_csc=self.n_features > 4 * self.n_samples)
         return np.asarray(M @ w, dtype=np.float64).ravel()
 
     def rmatvec(self, r: np.ndarray) -> np.ndarray:
         """``X.T @ r`` as float64."""
-        M = self._sparse if self.is_sparse else self._dense
+        M = self._product_matrix(prefer_csc=self.n_samples <= self.n_features)
         return np.asarray(M.T @ r, dtype=np.float64).ravel()
+
+    def _product_matrix(self, prefer_csc: bool):
+        """The sparse layout a product should use, among those already built.
+
+        The random accesses of a sparse product should go to the smaller
+        vector: ``Xᵀr`` over columns gathers ``r`` (n entries), over rows it
+        scatters into d outputs; ``Xw`` over rows gathers ``w`` (d entries),
+        over columns it scatters into n. Measured on the Nesterov Lasso (10⁵ ×
+        10⁶, CSR input): ``Xᵀr`` 68 ms from CSR, 20 ms from CSC; ``Xw`` 45 ms
+        from CSR, 21 ms from CSC (news20, 4× more features than samples: ``Xw``
+        from CSR is still the faster, hence the factor 4 for ``Xw``). A view is
+        never built for this: only one a solver already asked for is used.
+        """
+        if not self.is_sparse:
+            return self._dense
+        view = self._csc if prefer_csc else self._csr
+        if view is None or view.indices.shape[0] == 0:
+            return self._sparse
+        key = "csc" if prefer_csc else "csr"
+        M = self._products.get(key)
+        if M is None:
+            cls = sp.csc_matrix if prefer_csc else sp.csr_matrix
+            M = cls((view.data, view.indices, view.indptr), shape=self.shape, copy=False)
+            self._products[key] = M
+        return M
 
     def to_scipy(self):
         """The stored matrix (scipy.sparse or ndarray); do not modify it."""
