@@ -182,7 +182,7 @@ def single_threaded_blas():
 
 def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
         check_every: int | None = None, reference: float | None = None) -> SolveResult:
-    """Drive ``state`` to the stopping rule with BLAS on one thread (see below)."""
+    """Drive ``state`` to the stopping rule, BLAS on one thread (:func:`single_threaded_blas`)."""
     with single_threaded_blas():
         return _run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
                     verbose=verbose, check_every=check_every, reference=reference)

@@ -9,12 +9,17 @@ heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 :func:`cdlearn.sampling.eso_tau_nice`. The logistic step is the coordinate
 maximiser (Newton) by default, solved to an inner tolerance that tightens with
 the duality gap as liblinear's does (``INNER_EPS_*`` below), or face-off §7's
-fixed step with ``dual_step="fixed"``. With that default logistic step (l2, no
-intercept, serial sampling), groups of identical rows with conflicting labels
+fixed step with ``dual_step="fixed"``. With exact steps (smooth losses, l2, no
+intercept, serial sampling), groups of identical rows with different labels
 also get one exact block step each after every epoch
 (:func:`cdlearn.kernels.dual_cd.dual_cd_group_pass`): single steps crawl along
-such groups (news20: ~1500 epochs to 1e-6 instead of ~27; a9a: 25 → 19 with
-shuffling).
+such groups (news20 logistic: ~1500 epochs to 1e-6 instead of ~27; news20
+squared hinge stalled near a 1e-4 gap; a9a: 25 → 19 with shuffling). With
+``shuffle`` or ``cyclic`` order the passes run over an active set, and for
+the losses with dual bounds (hinge, squared and smooth hinge) samples at a
+bound are shrunk as in liblinear (``SHRINK_EPS_*`` below; ``shrinking=False``
+turns it off). ``cdlearn.solve`` runs ``shuffle`` by default
+(:func:`cdlearn.api.default_sampling`).
 
 The gap certificate pairs α with ``w(α)``. With an unpenalised intercept the
 dual gains the constraint ``Σα = 0``; it is kept exactly by updating random
@@ -287,7 +292,7 @@ class DualCDState:
 
 
 def _duplicate_groups(view, sample_weight, y):
-    """Groups of identical rows (weight > 0, both labels) of a row view, or None.
+    """Groups of identical rows (weight > 0, different labels) of a row view, or None.
 
     Candidates share a hash of the row (:func:`row_hashes`, one pass over X,
     deterministic); :func:`duplicate_row_groups` then keeps only rows exactly
