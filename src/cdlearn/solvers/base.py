@@ -51,6 +51,33 @@ class Problem:
         return self.design.n_features
 
 
+class PrimalIterate:
+    """``snapshot``/``restore``/``iterate``/``nnz_w`` of a primal method.
+
+    For states keeping ``w``, a one-element ``_intercept`` array and margins
+    ``z = Xw + b``; a method with more margin-derived state (residuals, σ
+    caches, supports) extends :meth:`_restore_margins`.
+    """
+
+    def snapshot(self):
+        return self.w.copy(), self._intercept[0]
+
+    def restore(self, snap):
+        w, b = snap
+        self.w[:] = w
+        self._intercept[0] = b
+        self._restore_margins()
+
+    def _restore_margins(self):
+        self.z = self.problem.design.matvec(self.w) + self._intercept[0]
+
+    def iterate(self):
+        return self.w.copy(), None, self._intercept[0]
+
+    def nnz_w(self) -> int:
+        return int(np.count_nonzero(self.w))
+
+
 def initial_primal(problem: Problem) -> float:
     """P(0) with a zero intercept: the scale of the relative stopping rule."""
     z0 = np.zeros(problem.n_samples)

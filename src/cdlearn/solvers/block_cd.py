@@ -61,7 +61,7 @@ from ..penalties_group import (
     group_penalty_value,
 )
 from ..sampling import CYCLIC, IMPORTANCE, UNIFORM, alias_table, make_rng_state
-from .base import Problem, initial_primal
+from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
@@ -195,7 +195,7 @@ def block_metrics(problem: Problem, groups: Groups, block_norm):
     return lips, eig, qptr, qflat
 
 
-class BlockCDState:
+class BlockCDState(PrimalIterate):
     """State of RCDC block CD on one group-lasso problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="uniform", power=1.0, batch_size=1, seed=0,
@@ -320,21 +320,6 @@ class BlockCDState:
         """max_g of the block optimality violation (see :func:`group_kkt_violations`)."""
         viol = group_kkt_violations(self.w, self.gradient(), self.groups, self.problem.lam)
         return float(np.max(viol, initial=0.0))
-
-    def snapshot(self):
-        return self.w.copy(), self._intercept[0]
-
-    def restore(self, snap):
-        w, b = snap
-        self.w[:] = w
-        self._intercept[0] = b
-        self.z = self.problem.design.matvec(self.w) + b
-
-    def iterate(self):
-        return self.w.copy(), None, self._intercept[0]
-
-    def nnz_w(self) -> int:
-        return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
         """Number of groups with a nonzero block."""

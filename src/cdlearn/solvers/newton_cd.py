@@ -100,7 +100,7 @@ from ..penalties import (
     penalty_value,
 )
 from ..sampling import make_rng_state
-from .base import Problem, initial_primal
+from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
@@ -146,7 +146,7 @@ def choose_hessian(problem: Problem, hessian: str = "auto") -> str:
     return "data"
 
 
-class NewtonCDState:
+class NewtonCDState(PrimalIterate):
     """State of proximal Newton CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, hessian="auto", inner="auto", max_inner=None,
@@ -373,21 +373,9 @@ class NewtonCDState:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
         return margin_kkt_violation(self)
 
-    def snapshot(self):
-        return self.w.copy(), self._intercept[0]
-
-    def restore(self, snap):
-        w, b = snap
-        self.w[:] = w
-        self._intercept[0] = b
-        self.z = self.problem.design.matvec(self.w) + b
+    def _restore_margins(self):
+        super()._restore_margins()
         self._fresh = False
-
-    def iterate(self):
-        return self.w.copy(), None, self._intercept[0]
-
-    def nnz_w(self) -> int:
-        return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
         return int(self.last.get("n_ws", self.m))

@@ -35,7 +35,7 @@ iteration, ``n`` per line-search evaluation.
 
 Certificate: intercept moved to its exact minimiser, dual point ``α = -sφ'(z)``
 (so ``w(α) = Xᵀα/(λn)``), exact gap as a sum of Fenchel–Young terms
-(:func:`cdlearn.objectives.duality_gap`); its ``Xᵀα`` is the next gradient.
+(:func:`cdlearn.objectives.primal_and_gap`); its ``Xᵀα`` is the next gradient.
 """
 
 from __future__ import annotations
@@ -43,9 +43,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.newton_cg import directional_slope, dual_and_curvature
-from ..objectives import dual_value, duality_gap, primal_value
-from .base import Problem, initial_primal
+from ..kernels.newton_cd import newton_weights
+from ..kernels.newton_cg import directional_slope
+from ..objectives import primal_and_gap
+from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
@@ -57,7 +58,7 @@ LINE_EVALS = 30
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
 
 
-class NewtonCGState:
+class NewtonCGState(PrimalIterate):
     """State of truncated Newton-CG on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, preconditioner=True, max_cg=1000, cg_eta=0.1,
@@ -119,8 +120,10 @@ class NewtonCGState:
     def _weights(self):
         """α, D and ``u = Xᵀα/n`` at the current margins; returns the entries read."""
         p = self.problem
-        self._dsum = dual_and_curvature(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
-                                        self._alpha, self.D)
+        # c = sφ'/n into _alpha, then α = -n c
+        self._dsum = newton_weights(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
+                                    self._alpha, self.D)
+        self._alpha *= -float(p.n_samples)
         self._u, entries = self._rmatvec(self._alpha, False)
         self._u *= self.inv_n
         self._fresh = True
@@ -275,28 +278,15 @@ class NewtonCGState:
         self._weights()
         p = self.problem
         u = self._u
-        primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, 0.0, p.l2)
-        dual = dual_value(p.loss_code, self._alpha, p.y, p.sample_weight, u, 0.0, p.l2,
-                          self._intercept[0])
-        gap = duality_gap(p.loss_code, self.z, self._alpha, p.y, p.sample_weight, self.w, u,
-                          0.0, p.l2)
-        return primal, dual, gap
+        primal, gap = primal_and_gap(p.loss_code, self.z, self._alpha, p.y, p.sample_weight,
+                                     self.w, u, 0.0, p.l2)
+        # the intercept is at its exact minimiser, so Σα = 0 and the dual's intercept
+        # term vanishes: D = P - gap (the gap is the exact Fenchel–Young sum)
+        return primal, primal - gap, gap
 
-    def snapshot(self):
-        return self.w.copy(), self._intercept[0]
-
-    def restore(self, snap):
-        w, b = snap
-        self.w[:] = w
-        self._intercept[0] = b
-        self.z = self.problem.design.matvec(self.w) + b
+    def _restore_margins(self):
+        super()._restore_margins()
         self._fresh = False
-
-    def iterate(self):
-        return self.w.copy(), None, self._intercept[0]
-
-    def nnz_w(self) -> int:
-        return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
         return self.m

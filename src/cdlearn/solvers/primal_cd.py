@@ -53,7 +53,7 @@ from ..sampling import (
     make_rng_state,
     power_probabilities,
 )
-from .base import Problem, initial_primal
+from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
@@ -83,7 +83,7 @@ def weighted_column_sq_norms(problem: Problem) -> np.ndarray:
     return np.asarray(sq.T @ sw, dtype=np.float64).ravel()
 
 
-class PrimalCDState:
+class PrimalCDState(PrimalIterate):
     """State of primal CD on one problem (see module docstring)."""
 
     def __init__(self, problem: Problem, *, sampling="importance", power=1.0, batch_size=1,
@@ -222,27 +222,15 @@ class PrimalCDState:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
         return margin_kkt_violation(self)
 
-    def snapshot(self):
-        return self.w.copy(), self._intercept[0]
-
-    def restore(self, snap):
-        w, b = snap
-        self.w[:] = w
-        self._intercept[0] = b
+    def _restore_margins(self):
+        super()._restore_margins()
         p = self.problem
-        self.z = p.design.matvec(self.w) + b
         if self.fast_squared:
             np.subtract(self.z, p.y, out=self.resid)
         if getattr(self, "fast_logistic", False):
             logistic_error_probabilities(self.z, p.y, self.perr)
         if self.shrinking:
             rebuild_support(self.w, self.supp, self.pos, self.n_supp)
-
-    def iterate(self):
-        return self.w.copy(), None, self._intercept[0]
-
-    def nnz_w(self) -> int:
-        return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
         return self.problem.n_features

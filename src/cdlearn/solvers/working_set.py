@@ -36,7 +36,7 @@ from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_so
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import coordinate_violations, dual_feasible_scale
-from .base import Problem, initial_primal
+from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 from .primal_cd import weighted_column_sq_norms
 
@@ -53,7 +53,7 @@ def _int_option(name, value, low):
     return int(value)
 
 
-class WorkingSetState:
+class WorkingSetState(PrimalIterate):
     """State of working-set CD on one problem (see module docstring).
 
     ``p0``: initial working-set size; ``inner_tol_ratio`` ∈ (0, 1): inner
@@ -211,21 +211,9 @@ class WorkingSetState:
                           p.l1, p.l2)
         return primal, dual, gap
 
-    def snapshot(self):
-        return self.w.copy(), self._intercept[0]
-
-    def restore(self, snap):
-        w, b = snap
-        self.w[:] = w
-        self._intercept[0] = b
+    def _restore_margins(self):
         self._sync_margins()
         self._grad = None
-
-    def iterate(self):
-        return self.w.copy(), None, self._intercept[0]
-
-    def nnz_w(self) -> int:
-        return int(np.count_nonzero(self.w))
 
     def active(self) -> int:
         return int(self.ws_size) if self.ws_size else self.problem.n_features
