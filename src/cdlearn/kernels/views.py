@@ -51,6 +51,27 @@ def slice_axpy(data, indices, indptr, s, scale, vec):
             vec[u64(indices[k])] += scale * data[k]
 
 
+@njit(cache=True)
+def gather_slices(data, indices, indptr, slices, out_data, out_indices, out_indptr):
+    """Copy the slices ``slices`` (in that order) into one contiguous view.
+
+    ``out_indptr`` (len(slices) + 1) and ``out_data`` must be sized by the
+    caller; ``out_indices`` is empty for a dense view. Returns the entries copied.
+    """
+    pos = 0
+    out_indptr[0] = 0
+    sparse = indices.shape[0] > 0
+    for t in range(slices.shape[0]):
+        start, end = u64(indptr[slices[t]]), u64(indptr[slices[t] + 1])
+        for k in range(start, end):
+            out_data[pos] = data[k]
+            if sparse:
+                out_indices[pos] = indices[k]
+            pos += 1
+        out_indptr[t + 1] = pos
+    return pos
+
+
 @intrinsic
 def prefetch(typingctx, arr, idx):
     """Hint the CPU to load ``arr[idx]`` into the cache (LLVM ``llvm.prefetch``).

@@ -9,8 +9,11 @@ Johnson & Guestrin 2015, "Blitz", ICML):
    preceding gap check, which needs the same vector),
 2. the working set is the support plus the zero coefficients of highest
    score ``|∇_j f| - λ1`` (the optimality violation when positive, as in
-   skglm), ``max(p0, 2|support|)`` features in all, never shrinking,
+   skglm), ``max(p0, 2|support|)`` features in all -- or, if more, every
+   feature violating by more than the inner target below, up to n/10 --
+   never shrinking,
 3. cyclic CD on the working-set columns (:mod:`cdlearn.kernels.working_set`,
+   gathered into one contiguous block,
    with the coordinate steps of primal CD and Anderson extrapolation every
    ``anderson_k`` epochs) until their violation is ≤ ``inner_tol_ratio`` times
    the full one.
@@ -32,6 +35,7 @@ import numbers
 import numpy as np
 
 from ..kernels.primal_cd import logistic_error_probabilities
+from ..kernels.views import gather_slices
 from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_solve
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, loss_derivatives
 from ..objectives import dual_value, duality_gap, primal_value
@@ -109,6 +113,7 @@ class WorkingSetState(PrimalIterate):
         self._grad = None  # ∇f at the current iterate, left by certificate() for run_epoch()
         self.ws = np.zeros(0, dtype=np.int64)
         self.ws_size = 0
+        self._block = None  # (ws, data, indices, indptr) of the last working set
         self.z_buf = np.empty(n)
         self.stats = dict(outer_iterations=0, inner_epochs=0, anderson_tried=0,
                           anderson_accepted=0)
@@ -152,6 +157,14 @@ class WorkingSetState(PrimalIterate):
         support = self.w != 0.0
         n_supp = int(np.count_nonzero(support))
         size = min(d, max(self.p0, 2 * n_supp, self.ws_size))
+        # Every zero coefficient whose violation exceeds the inner solve's target
+        # (ratio × viol) will still exceed it after that solve, which only moves the
+        # working set: admit them at once rather than by doublings (Nesterov Lasso,
+        # 10⁶ features: 12 → 4 outer iterations). Capped at n/10 -- a Lasso support
+        # has at most n coefficients -- so that on p ≫ n data (leukemia: 2,119 such
+        # features for n = 38) the working set still grows by doublings.
+        n_strong = int(np.count_nonzero(scores > self.ratio * viol))
+        size = min(d, max(size, min(n_strong, p.n_samples // 10)))
         if size < d:
             # rank the zero coefficients by |∇_j f| - λ1: their violation when > 0, how
             # close they are to entering when < 0 (no ties among non-violators). Dividing
@@ -166,6 +179,12 @@ class WorkingSetState(PrimalIterate):
         else:
             ws = np.arange(d, dtype=np.int64)
         self.ws, self.ws_size = ws, size
+        data, indices, indptr, copied = self._working_columns(ws)
+        entries += copied
+        local = np.arange(size, dtype=np.int64)
+        w_ws = self.w if size == d else self.w[ws]
+        lips_ws = self.lips if size == d else self.lips[ws]
+        cube_ws = self.cube if size == d or not self.logistic else self.cube[ws]
         k = self.k
         if k > 0:
             w_hist = np.empty((k + 1, size))
@@ -175,17 +194,41 @@ class WorkingSetState(PrimalIterate):
             w_hist = z_hist = np.empty((1, 1))
             b_hist = np.empty(1)
         inner, updates, epochs, tried, acc, _ = ws_inner_solve(
-            v.data, v.indices, v.indptr, ws, p.y, p.sample_weight, self.unit, self.z,
-            self.perr, self.w, self.lips, self.cube, p.l1, p.l2, p.loss_code,
+            data, indices, indptr, local, p.y, p.sample_weight, self.unit, self.z,
+            self.perr, w_ws, lips_ws, cube_ws, p.l1, p.l2, p.loss_code,
             self._intercept, self.intercept_lips, p.fit_intercept, self.ratio * viol,
             self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, k if k > 0 else 5,
         )
+        if size < d:
+            self.w[ws] = w_ws
         st = self.stats
         st["outer_iterations"] += 1
         st["inner_epochs"] += epochs
         st["anderson_tried"] += tried
         st["anderson_accepted"] += acc
         return entries + inner, updates
+
+    def _working_columns(self, ws):
+        """The working-set columns as one contiguous view ``(data, indices, indptr, copied)``.
+
+        The inner solve walks these columns several times; gathered from a large
+        matrix they would each be a cache miss (Nesterov 10⁵ × 10⁶, 20k columns:
+        an inner epoch 21 → 4.8 ms). Rebuilt only when the working set changes;
+        ``copied`` counts the entries copied.
+        """
+        v = self.view
+        if ws.shape[0] == self.problem.n_features:
+            return v.data, v.indices, v.indptr, 0
+        if self._block is not None and np.array_equal(self._block[0], ws):
+            return (*self._block[1:], 0)
+        lengths = v.indptr[ws + 1] - v.indptr[ws]
+        nnz = int(lengths.sum())
+        data = np.empty(nnz)
+        indices = np.empty(nnz if v.indices.shape[0] else 0, dtype=v.indices.dtype)
+        indptr = np.empty(ws.shape[0] + 1, dtype=v.indptr.dtype)
+        gather_slices(v.data, v.indices, v.indptr, ws, data, indices, indptr)
+        self._block = (ws, data, indices, indptr)
+        return data, indices, indptr, nnz
 
     def reference(self) -> float:
         return initial_primal(self.problem)
