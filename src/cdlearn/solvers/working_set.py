@@ -37,7 +37,7 @@ import numpy as np
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
 from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_solve
-from ..losses import LOGISTIC, LOSS_SMOOTHNESS, loss_derivatives
+from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import coordinate_violations, dual_feasible_scale
 from .base import PrimalIterate, Problem, initial_primal
@@ -115,6 +115,7 @@ class WorkingSetState(PrimalIterate):
         self.ws_size = 0
         self._block = None  # (ws, data, indices, indptr) of the last working set
         self.z_buf = np.empty(n)
+        self.zeros = np.zeros(n if p.loss_code == SQUARED else 0)
         self.stats = dict(outer_iterations=0, inner_epochs=0, anderson_tried=0,
                           anderson_accepted=0)
 
@@ -193,12 +194,18 @@ class WorkingSetState(PrimalIterate):
         else:
             w_hist = z_hist = np.empty((1, 1))
             b_hist = np.empty(1)
+        squared = p.loss_code == SQUARED
+        if squared:  # the inner solve works on the residual (kernel docstring)
+            self.z -= p.y
         inner, updates, epochs, tried, acc, _ = ws_inner_solve(
-            data, indices, indptr, local, p.y, p.sample_weight, self.unit, self.z,
+            data, indices, indptr, local, self.zeros if squared else p.y, p.sample_weight,
+            self.unit, self.z,
             self.perr, w_ws, lips_ws, cube_ws, p.l1, p.l2, p.loss_code,
             self._intercept, self.intercept_lips, p.fit_intercept, self.ratio * viol,
             self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, k if k > 0 else 5,
         )
+        if squared:
+            self.z += p.y
         if size < d:
             self.w[ws] = w_ws
         st = self.stats
