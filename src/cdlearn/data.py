@@ -134,6 +134,7 @@ class Design:
         self._csc: CompressedView | None = None
         self._csr: CompressedView | None = None
         self._products: dict = {}  # scipy matrices over the built views (no copies)
+        self._derived: dict = {}  # see derived()
         self._compute_statistics()
 
     # ------------------------------------------------------------------ input
@@ -291,6 +292,21 @@ class Design:
             M = cls((view.data, view.indices, view.indptr), shape=self.shape, copy=False)
             self._products[key] = M
         return M
+
+    def derived(self, key: str, compute):
+        """``compute()``, made once per design and cached under ``key``.
+
+        For set-up that depends on X alone (dual CD's candidate groups of
+        identical rows): a regularisation path, cross-validation or
+        one-vs-rest solves the same design many times. ``compute`` must
+        return a value the caller does not modify.
+        """
+        cache = self.__dict__.setdefault("_derived", {})
+        try:
+            return cache[key]
+        except KeyError:
+            value = cache[key] = compute()
+            return value
 
     def to_scipy(self):
         """The stored matrix (scipy.sparse or ndarray); do not modify it."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import math
 import threading
 import time
 import warnings
@@ -224,7 +225,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     (about ``nnz + n + d`` entries) stays below the epochs' entries
     (checks at most every 10 epochs): on cheap epochs a check every epoch would
     double the run time. The spacing is computed from counts, not clocks, so
-    the same seed still gives the same iterates. The best iterate seen (lowest primal) is what is returned
+    the same seed still gives the same iterates. A state with
+    ``predict_checks = True`` may get a check earlier when the gap's linear
+    rate predicts the threshold before the next one (:func:`_predicted_interval`;
+    counts again, not clocks), and its first check after the initial one
+    comes a full interval later (not at epoch 1, where the gap is rarely
+    near the threshold). The best iterate seen (lowest primal) is what is returned
     when the run stops early: methods whose primal is not monotone (dual CD)
     would otherwise return a worse point than one they already had.
     """
@@ -249,15 +255,24 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         message = "converged at the initial point"
     next_check = 1
     check_work = nnz + state.problem.n_samples + state.problem.n_features
+    predict = check_every is None and getattr(state, "predict_checks", False)
+    last = None  # (epoch, gap) of the previous check after epoch 0
     try:
         while not converged and epoch < max_epochs:
             entries, _updates = state.run_epoch()
             epoch += 1
             passes += entries / nnz
+            if predict and epoch == 1:
+                # the check at epoch 0 counts: the next one comes a full interval later
+                next_check = _adaptive_interval(check_work, entries)
             if epoch < next_check and epoch < max_epochs:
                 continue
             primal, dual, gap = state.certificate()
-            next_check = epoch + (check_every or _adaptive_interval(check_work, entries))
+            interval = check_every or _adaptive_interval(check_work, entries)
+            if predict:
+                interval = _predicted_interval(interval, last, epoch, gap, threshold)
+                last = (epoch, gap)
+            next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
             if primal < best[0] or gap < best[2]:
                 best = (primal, dual, gap, state.snapshot())
@@ -310,6 +325,30 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
         result.info.update(extra())
     return result
+
+
+def _predicted_interval(interval: int, last, epoch: int, gap: float, threshold: float) -> int:
+    """Check earlier than ``interval`` when the gap's linear rate predicts the stop sooner.
+
+    ``last`` is the previous check's ``(epoch, gap)``. If the gap fell from it
+    at a per-epoch rate r, ``k = log(threshold/gap)/log r`` more epochs reach
+    the threshold; the next check comes after ``ceil(k)`` epochs when that is
+    fewer than ``interval``. Checks only move earlier (the spacing stays as
+    sparse as ``interval`` otherwise, and the stopping test is unchanged); a
+    prediction that was too hopeful costs one check. Reuters logistic, tol
+    1e-6: the gap is 2.3e-6·P(0) at epoch 5 (rate 0.07 per epoch), so the check
+    comes at epoch 6 (1.8e-7, stop) instead of 7.
+    """
+    if last is None or interval <= 1 or not (threshold > 0.0 and gap > threshold):
+        return interval
+    e0, g0 = last
+    if not (np.isfinite(gap) and np.isfinite(g0) and 0.0 < gap < g0 and epoch > e0):
+        return interval
+    log_rate = (math.log(gap) - math.log(g0)) / (epoch - e0)
+    if not log_rate < 0.0:
+        return interval
+    k = math.log(threshold / gap) / log_rate
+    return int(min(interval, max(1.0, math.ceil(k)))) if k < interval else interval
 
 
 def _adaptive_interval(check_work: int, epoch_entries: int) -> int:
