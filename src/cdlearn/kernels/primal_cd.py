@@ -482,6 +482,44 @@ def _residual_gradient(data, indices, indptr, j, r, sw, unit):
     return g
 
 
+@njit(cache=True)
+def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n_updates):
+    """``n_updates`` cyclic steps of :func:`primal_cd_squared_epoch` from column ``j``,
+    sparse columns and unit weights; returns ``(entries, updates)``.
+
+    The same floating-point operations as the general loop, written with the
+    column bounds loaded once and the gather and scatter inline: through
+    :func:`_residual_gradient` and :func:`slice_axpy` the epoch on news20 cost
+    2.6× a scipy ``Xᵀr``, this way 1.5× (measured side by side).
+    """
+    d = w.shape[0]
+    inv_n = 1.0 / r.shape[0]
+    entries = 0
+    updates = 0
+    for _ in range(n_updates):
+        jj = u64(j)
+        j += 1
+        if j == d:
+            j = 0
+        lj = lips[jj]
+        if lj == 0.0:
+            continue
+        start, end = u64(indptr[jj]), u64(indptr[jj + u64(1)])
+        entries += indptr[jj + u64(1)] - indptr[jj]  # signed: a u64 sum would be float
+        g = 0.0
+        for k in range(start, end):
+            g += r[u64(indices[k])] * data[k]
+        g *= inv_n
+        wj = w[jj]
+        delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+        if delta != 0.0:
+            w[jj] = wj + delta
+            for k in range(start, end):
+                r[u64(indices[k])] += delta * data[k]
+            updates += 1
+    return entries, updates
+
+
 @njit(cache=True, nogil=True)
 def primal_cd_squared_epoch(
     data, indices, indptr, sw, unit, r, w, lips, l1, l2,
@@ -494,7 +532,8 @@ def primal_cd_squared_epoch(
     was half of the epoch). No per-entry branch on the loss; ``unit`` skips the
     sample weights when they are all 1. Cyclic order takes ``counter mod d``
     in the loop instead of the look-ahead pipeline of :func:`step_ahead`, which
-    only pays for random orders (measured: 2× off a cyclic epoch on news20).
+    only pays for random orders (measured: 2× off a cyclic epoch on news20);
+    sparse cyclic with unit weights runs :func:`_squared_cyclic_sparse_sweep`.
     Returns ``(entries_touched, updates_made, counter)``.
     """
     n = r.shape[0]
@@ -503,6 +542,11 @@ def primal_cd_squared_epoch(
     entries = 0
     updates = 0
     cyclic = mode == CYCLIC
+    if cyclic and unit and indices.shape[0] > 0:
+        entries, updates = _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips,
+                                                        l1, l2, counter % d, n_updates)
+        counter += n_updates
+        n_updates = 0  # done: skip the general loop below
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
     for it in range(n_updates):
         if cyclic:
