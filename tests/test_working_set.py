@@ -169,3 +169,24 @@ def test_unsupported_objectives_are_refused():
         cdlearn.solve(X, y, loss="hinge", penalty="l1", lam=0.1, solver="ws-cd")
     with pytest.raises(ValueError, match="ws-cd"):
         cdlearn.solve(X, y, loss="squared", penalty="none", solver="ws-cd")
+
+
+def test_strong_violators_enter_the_working_set_at_once():
+    """A Nesterov Lasso with a known optimum (support 400, n = 2000): the first
+    working set holds every feature violating above the inner target (capped at
+    n/10 = 200), not p0 = 10, and the solution is the known one."""
+    from cdlearn.datasets.nesterov import make_lasso_known_optimum
+
+    n = 2000
+    A, b, x_star, F_star = make_lasso_known_optimum(n, 20000, nnz_per_column=10,
+                                                    support_size=400, lam=1.0, seed=0)
+    res = cdlearn.solve(A, b, loss="squared", penalty="l1", lam=1.0 / n, solver="ws-cd",
+                        tol=1e-12)
+    assert res.converged
+    assert res.trace["active"][1] == n // 10
+    # doubling from p0 = 10 needs 6 outer iterations before the working set can
+    # even hold the support; here the first three reach it
+    assert res.info["outer_iterations"] <= 8
+    assert res.primal == pytest.approx(F_star / n, rel=1e-12)
+    np.testing.assert_array_equal(np.flatnonzero(res.w), np.flatnonzero(x_star))
+    np.testing.assert_allclose(res.w, x_star, atol=1e-7)
