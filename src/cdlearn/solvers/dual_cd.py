@@ -296,7 +296,8 @@ class DualCDState:
         return primal, dual, gap
 
     def snapshot(self):
-        return self.w.copy(), self.alpha.copy(), self.v.copy(), self._intercept
+        v = self.v.copy()
+        return (v if self.w is self.v else self.w.copy()), self.alpha.copy(), v, self._intercept
 
     def restore(self, snap):
         w, alpha, v, b = snap
