@@ -15,7 +15,12 @@ from cdlearn.losses import (
     loss_second_derivative,
     loss_value,
 )
-from cdlearn.penalties import coordinate_prox_step, penalty_conjugate, penalty_value
+from cdlearn.penalties import (
+    coordinate_prox_step,
+    penalty_conjugate,
+    penalty_fenchel_young,
+    penalty_value,
+)
 
 MARGINS = np.linspace(-4.0, 4.0, 41) + 0.013
 SMOOTH = ["squared", "logistic", "squared_hinge", "smooth_hinge"]
@@ -82,6 +87,23 @@ def test_dual_coordinate_maximizer_matches_brute_force(loss, y):
         got = dual_coordinate_maximizer(code, a, z, y, c)
         assert neg_obj(got) <= res.fun + 1e-9
         assert neg_obj(got) == pytest.approx(res.fun, abs=1e-7)
+
+
+@pytest.mark.parametrize("l1, l2", [(0.3, 0.7), (0.0, 0.7), (0.3, 0.0), (2.0, 1e-3)])
+def test_penalty_fenchel_young_matches_its_definition(l1, l2):
+    # g(w) + g*(u) - wᵀu coordinate by coordinate, at arbitrary (not dual-optimal)
+    # pairs: |u_j| below λ1 with w_j ≠ 0 of either sign, above λ1, u_j = 0, w_j = 0
+    rng = np.random.default_rng(3)
+    w = np.concatenate([rng.standard_normal(40), [0.0, 0.0, 1.5, -1.5]])
+    u = np.concatenate([rng.uniform(-2.5, 2.5, 40), [0.1, 0.0, 0.0, 0.2]])
+    if l2 == 0.0:
+        u = np.clip(u, -l1, l1)  # the l1 conjugate is finite only there
+    fy = penalty_fenchel_young(w, u, l1, l2)
+    direct = sum(penalty_value(w[j:j + 1], l1, l2) + penalty_conjugate(u[j:j + 1], l1, l2)
+                 - w[j] * u[j] for j in range(w.shape[0]))
+    assert fy == pytest.approx(direct, rel=1e-12)
+    assert all(penalty_fenchel_young(w[j:j + 1], u[j:j + 1], l1, l2) >= 0.0
+               for j in range(w.shape[0]))
 
 
 def test_penalty_prox_and_conjugate():

@@ -96,9 +96,11 @@ def penalty_conjugate(u: np.ndarray, l1: float, l2: float) -> float:
 def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) -> float:
     """λg(w) + (λg)*(u) - wᵀu ≥ 0, summed over coordinates without cancellation.
 
-    With ``v = soft(u, λ1)`` and λ2 > 0 each term is
-    ``(λ2 w - v)²/(2λ2) + λ1(|w| - w·sign(u))``; for λ2 = 0 (u feasible) it is
-    ``λ1|w| - w u``.
+    With ``v = soft(u, λ1)``, ``t = u - v`` (``|t| ≤ λ1``) and λ2 > 0 each term
+    is ``(λ2 w - v)²/(2λ2) + λ1|w| - w t``; for λ2 = 0 (u feasible) it is
+    ``λ1|w| - w u``. (Until 2026-11-23 the second term was ``λ1(|w| - w·sign(u))``,
+    which is ``λ1|w| - w t`` only where ``|u| > λ1``: elsewhere it dropped
+    ``|w|(λ1 - |u|)`` and under-reported the elastic-net gap away from the optimum.)
     """
     return float(_penalty_fenchel_young(np.asarray(w, dtype=np.float64),
                                         np.asarray(u, dtype=np.float64), float(l1), float(l2)))
@@ -156,16 +158,19 @@ def _penalty_fenchel_young(w, u, l1, l2):
         lin = 0.0
         for j in range(w.shape[0]):
             uj = u[j]
+            wj = w[j]
             sgn = 1.0 if uj > 0.0 else (-1.0 if uj < 0.0 else 0.0)
-            v = sgn * max(abs(uj) - l1, 0.0)
-            r = l2 * w[j] - v
+            if abs(uj) > l1:  # v = soft(u, λ1) = u - t
+                t = sgn * l1
+                v = uj - t
+            else:
+                t = uj
+                v = 0.0
+            r = l2 * wj - v
             sq += r * r
-            if l1 > 0:
-                lin += abs(w[j]) - w[j] * sgn
-        total = sq / (2.0 * l2)
-        if l1 > 0:
-            total += l1 * lin
-        return total
+            if l1 > 0 and wj != 0.0:  # λ1|w| - w t = |w|(λ1 - sign(w) t) ≥ 0
+                lin += abs(wj) * (l1 - t if wj > 0.0 else l1 + t)
+        return sq / (2.0 * l2) + lin
     bound = l1 * (1 + 1e-12) + 1e-300
     for j in range(w.shape[0]):
         if abs(u[j]) > bound:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..losses import LOSS_SMOOTHNESS, loss_derivatives
-from ..objectives import dual_from_primal, primal_value
+from ..objectives import certificate_from_margins, primal_value
 from ..penalties import coordinate_violations, soft_threshold_array
 from .base import Problem, initial_primal
 from .intercept import refresh_margins
@@ -135,12 +135,11 @@ class FullGradientState:
     def certificate(self):
         p = self.problem
         refresh_margins(self, resync=False)
-        primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         if p.l1 == 0.0 and p.l2 == 0.0:
+            primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, 0.0, 0.0)
             return primal, None, self.kkt_violation()
-        dual, gap, _ = dual_from_primal(p.design, p.loss_code, self.z, p.y, p.sample_weight,
-                                        self.w, p.l1, p.l2, self._intercept[0])
-        return primal, dual, gap
+        return certificate_from_margins(p.design, p.loss_code, self.z, p.y, p.sample_weight,
+                                        self.w, p.l1, p.l2)
 
     def kkt_violation(self) -> float:
         p = self.problem

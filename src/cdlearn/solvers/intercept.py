@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit
 
 from ..losses import SQUARED, loss_derivative, loss_derivatives, loss_second_derivative
-from ..objectives import dual_from_primal, primal_value
+from ..objectives import certificate_from_margins, primal_value
 from ..penalties import coordinate_violations
 
 
@@ -105,12 +105,11 @@ def margin_certificate(state):
     :func:`refresh_margins`, plus a work array ``_deriv`` of length n.
     """
     p = state.problem
-    primal = primal_value(p.loss_code, state.z, p.y, p.sample_weight, state.w, p.l1, p.l2)
     if p.l1 == 0.0 and p.l2 == 0.0:
+        primal = primal_value(p.loss_code, state.z, p.y, p.sample_weight, state.w, 0.0, 0.0)
         return primal, None, margin_kkt_violation(state)
-    dual, gap, _ = dual_from_primal(p.design, p.loss_code, state.z, p.y, p.sample_weight,
-                                    state.w, p.l1, p.l2, state._intercept[0])
-    return primal, dual, gap
+    return certificate_from_margins(p.design, p.loss_code, state.z, p.y, p.sample_weight,
+                                    state.w, p.l1, p.l2)
 
 
 def margin_kkt_violation(state) -> float:

@@ -38,8 +38,8 @@ from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
 from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_solve
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
-from ..objectives import dual_value, duality_gap, primal_value
-from ..penalties import coordinate_violations, dual_feasible_scale
+from ..objectives import certificate_from_dual_point
+from ..penalties import coordinate_violations
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 from .primal_cd import weighted_column_sq_norms
@@ -143,7 +143,7 @@ class WorkingSetState(PrimalIterate):
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
-        p, v = self.problem, self.view
+        p = self.problem
         d = p.n_features
         grad = self._grad if self._grad is not None else self._gradient()
         self._grad = None
@@ -246,20 +246,11 @@ class WorkingSetState(PrimalIterate):
         refresh_margins(self, False)  # the intercept at its exact minimiser
         if self.logistic and p.fit_intercept:
             logistic_error_probabilities(self.z, p.y, self.perr)
-        primal = primal_value(p.loss_code, self.z, p.y, p.sample_weight, self.w, p.l1, p.l2)
         grad = self._gradient()
         self._grad = grad
-        u = -grad  # Xᵀα/n with α = -s φ'(z)
-        alpha = -self._deriv
-        scale = dual_feasible_scale(u, p.l1, p.l2)
-        if scale != 1.0:
-            alpha = alpha * scale
-            u = u * scale
-        dual = dual_value(p.loss_code, alpha, p.y, p.sample_weight, u, p.l1, p.l2,
-                          self._intercept[0])
-        gap = duality_gap(p.loss_code, self.z, alpha, p.y, p.sample_weight, self.w, u,
-                          p.l1, p.l2)
-        return primal, dual, gap
+        # α = -s φ'(z), u = Xᵀα/n = -∇f
+        return certificate_from_dual_point(p.loss_code, self.z, -self._deriv, p.y,
+                                           p.sample_weight, self.w, -grad, p.l1, p.l2)
 
     def _restore_margins(self):
         self._sync_margins()
