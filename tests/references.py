@@ -26,3 +26,15 @@ def ridge_closed_form(X, y, lam, sw=None, intercept=False):
     H = A.T @ (A * sw[:, None]) / n + reg
     sol = np.linalg.solve(H, A.T @ (sw * y) / n)
     return (sol[:-1], sol[-1]) if intercept else (sol, 0.0)
+
+
+def sparse_classification_problem(seed=0, n=600, d=80, density=0.1, noise=0.2, weights=False):
+    """Sparse CSR X with Gaussian nonzeros, labels ±1 from a noisy linear model,
+    optional sample weights in [0.5, 2]."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, random_state=seed, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    y = np.sign(X @ rng.standard_normal(d) + noise * rng.standard_normal(n))
+    y[y == 0] = 1.0
+    sw = rng.uniform(0.5, 2.0, n) if weights else None
+    return X, y, sw

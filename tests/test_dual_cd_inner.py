@@ -10,6 +10,7 @@ import cdlearn
 from cdlearn.api import make_problem
 from cdlearn.losses import LOSS_CODES, dual_coordinate_maximizer, dual_coordinate_step
 from cdlearn.solvers import dual_cd
+from references import sparse_classification_problem
 
 LOGISTIC = LOSS_CODES["logistic"]
 
@@ -20,13 +21,7 @@ def _residual(t, t0, m, c):
 
 
 def _problem(seed=0, n=400, d=60, weights=False):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.15, random_state=seed, format="csr")
-    X.data = rng.standard_normal(X.nnz)
-    y = np.sign(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n))
-    y[y == 0] = 1.0
-    sw = rng.uniform(0.5, 2.0, n) if weights else None
-    return X, y, sw
+    return sparse_classification_problem(seed, n, d, density=0.15, noise=0.3, weights=weights)
 
 
 @pytest.mark.parametrize("y", [-1.0, 1.0])

@@ -2,23 +2,17 @@
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
 import cdlearn
 from cdlearn.api import default_sampling, make_problem
 from cdlearn.losses import LOSS_CODES
 from cdlearn.objectives import duality_gap, primal_and_gap, primal_value
+from references import sparse_classification_problem
 
 
 def _problem(seed=0, n=600, d=80, weights=False):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.1, random_state=seed, format="csr")
-    X.data = rng.standard_normal(X.nnz)
-    y = np.sign(X @ rng.standard_normal(d) + 0.2 * rng.standard_normal(n))
-    y[y == 0] = 1.0
-    sw = rng.uniform(0.5, 2.0, n) if weights else None
-    return X, y, sw
+    return sparse_classification_problem(seed, n, d, density=0.1, noise=0.2, weights=weights)
 
 
 def _svc_objective(X, y, w, loss, lam):

@@ -60,6 +60,10 @@ class PrimalIterate:
     caches, supports) extends :meth:`_restore_margins`.
     """
 
+    @property
+    def intercept(self) -> float:
+        return float(self._intercept[0])
+
     def snapshot(self):
         return self.w.copy(), self._intercept[0]
 

@@ -261,10 +261,6 @@ class BlockCDState(PrimalIterate):
         self.z = p.design.matvec(self.w) + self._intercept[0]
         self._checks = 0
 
-    @property
-    def intercept(self) -> float:
-        return float(self._intercept[0])
-
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p, v, G = self.problem, self.view, self.groups

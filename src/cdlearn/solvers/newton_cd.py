@@ -211,10 +211,6 @@ class NewtonCDState(PrimalIterate):
         self._deriv = np.empty(n)
         self.last = {}
 
-    @property
-    def intercept(self) -> float:
-        return float(self._intercept[0])
-
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p = self.problem

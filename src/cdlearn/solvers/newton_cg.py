@@ -35,7 +35,7 @@ iteration, ``n`` per line-search evaluation.
 
 Certificate: intercept moved to its exact minimiser, dual point ``α = -sφ'(z)``
 (so ``w(α) = Xᵀα/(λn)``), exact gap as a sum of Fenchel–Young terms
-(:func:`cdlearn.objectives.primal_and_gap`); its ``Xᵀα`` is the next gradient.
+(:func:`cdlearn.objectives.certificate_from_dual_point`); its ``Xᵀα`` is the next gradient.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ import scipy.sparse as sp
 
 from ..kernels.newton_cd import newton_weights
 from ..kernels.newton_cg import directional_slope
-from ..objectives import primal_and_gap
+from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 
@@ -111,10 +111,6 @@ class NewtonCGState(PrimalIterate):
         self._checks = 0
         self.total_cg = 0
         self.last = {}
-
-    @property
-    def intercept(self) -> float:
-        return float(self._intercept[0])
 
     # ---------------------------------------------------------------- pieces
     def _weights(self):
@@ -277,12 +273,8 @@ class NewtonCGState(PrimalIterate):
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
         self._weights()
         p = self.problem
-        u = self._u
-        primal, gap = primal_and_gap(p.loss_code, self.z, self._alpha, p.y, p.sample_weight,
-                                     self.w, u, 0.0, p.l2)
-        # the intercept is at its exact minimiser, so Σα = 0 and the dual's intercept
-        # term vanishes: D = P - gap (the gap is the exact Fenchel–Young sum)
-        return primal, primal - gap, gap
+        return certificate_from_dual_point(p.loss_code, self.z, self._alpha, p.y,
+                                           p.sample_weight, self.w, self._u, 0.0, p.l2)
 
     def _restore_margins(self):
         super()._restore_margins()

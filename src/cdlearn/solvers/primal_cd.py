@@ -164,10 +164,6 @@ class PrimalCDState(PrimalIterate):
             self.n_supp = np.zeros(1, dtype=np.int64)
             rebuild_support(self.w, self.supp, self.pos, self.n_supp)
 
-    @property
-    def intercept(self) -> float:
-        return float(self._intercept[0])
-
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
         p, v = self.problem, self.view

@@ -119,10 +119,6 @@ class WorkingSetState(PrimalIterate):
         self.stats = dict(outer_iterations=0, inner_epochs=0, anderson_tried=0,
                           anderson_accepted=0)
 
-    @property
-    def intercept(self) -> float:
-        return float(self._intercept[0])
-
     def _sync_margins(self) -> int:
         v = self.view
         entries = support_margins(v.data, v.indices, v.indptr, self.w, self._intercept[0],
