@@ -72,21 +72,7 @@ def alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     total = p.sum()
     if n == 0 or not np.isfinite(total) or total <= 0:
         raise ValueError("sampling probabilities must be finite, non-negative, not all zero")
-    scaled = p * (n / total)
-    prob = np.ones(n)
-    alias = np.arange(n, dtype=np.int64)
-    small = [i for i in range(n) if scaled[i] < 1.0]
-    large = [i for i in range(n) if scaled[i] >= 1.0]
-    while small and large:
-        s = small.pop()
-        g = large.pop()
-        prob[s] = scaled[s]
-        alias[s] = g
-        scaled[g] = scaled[g] + scaled[s] - 1.0
-        (small if scaled[g] < 1.0 else large).append(g)
-    # Leftovers are 1 up to rounding; zero-probability entries must stay unreachable.
-    for i in small + large:
-        prob[i] = 1.0
+    prob, alias = _vose(p * (n / total))
     zero = p <= 0
     if np.any(zero):
         # A zero-probability slot keeps prob 0 and points to some positive entry.
@@ -94,6 +80,51 @@ def alias_table(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         for i in np.flatnonzero(zero & (alias == np.arange(n))):
             prob[i] = 0.0
             alias[i] = pos
+    return prob, alias
+
+
+@njit(cache=True)
+def _vose(scaled):
+    """Vose's pairing of ``scaled`` (mean 1) into ``(prob, alias)``.
+
+    Numba: the Python loop took ~40 ms for 32k samples (a9a), more than a
+    dual CD epoch. Stacks hold the indices in increasing order and pop from
+    the end, as Python lists would, so the table does not depend on this
+    being compiled.
+    """
+    n = scaled.shape[0]
+    scaled = scaled.copy()
+    prob = np.ones(n)
+    alias = np.arange(n)
+    small = np.empty(n, dtype=np.int64)
+    large = np.empty(n, dtype=np.int64)
+    n_small = n_large = 0
+    for i in range(n):
+        if scaled[i] < 1.0:
+            small[n_small] = i
+            n_small += 1
+        else:
+            large[n_large] = i
+            n_large += 1
+    while n_small > 0 and n_large > 0:
+        n_small -= 1
+        s = small[n_small]
+        n_large -= 1
+        g = large[n_large]
+        prob[s] = scaled[s]
+        alias[s] = g
+        scaled[g] = scaled[g] + scaled[s] - 1.0
+        if scaled[g] < 1.0:
+            small[n_small] = g
+            n_small += 1
+        else:
+            large[n_large] = g
+            n_large += 1
+    # leftovers are 1 up to rounding
+    for k in range(n_small):
+        prob[small[k]] = 1.0
+    for k in range(n_large):
+        prob[large[k]] = 1.0
     return prob, alias
 
 
