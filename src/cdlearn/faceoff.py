@@ -177,16 +177,18 @@ def total_complexity(sq_norms, nnz, beta, lam, n, sampling="importance") -> floa
 #: one scalar solve per row; the paper, §4.2, quotes about 50 for its logistic
 #: primal step); every step also has a fixed cost that dominates on short rows
 #: or columns. Fitted by ``python -m benchmarks.entry_cost`` on reuters-money-fx,
-#: a9a, w8a, news20 (binarized) and leu (benchmarks/results/entry_cost.md).
+#: a9a, w8a, news20 (binarized) and leu (benchmarks/results/entry_cost.md;
+#: refitted 2026-11-23 after the dual kernels' deeper prefetch halved their
+#: per-step cost).
 STEP_COSTS = {
-    ("primal", "logistic"): (22.8, 32.5),
-    ("dual", "logistic"): (3.43, 361.0),
-    ("primal", "squared_hinge"): (12.5, 48.8),
-    ("dual", "squared_hinge"): (3.38, 128.0),
-    ("primal", "smooth_hinge"): (10.6, 167.0),
-    ("dual", "smooth_hinge"): (3.26, 138.0),
-    ("primal", "squared"): (4.06, 161.0),
-    ("dual", "squared"): (3.35, 151.0),
+    ("primal", "logistic"): (21.0, 142.0),
+    ("dual", "logistic"): (2.74, 188.0),
+    ("primal", "squared_hinge"): (12.9, 97.0),
+    ("dual", "squared_hinge"): (2.55, 72.2),
+    ("primal", "smooth_hinge"): (10.7, 206.0),
+    ("dual", "smooth_hinge"): (2.53, 75.0),
+    ("primal", "squared"): (3.77, 185.0),
+    ("dual", "squared"): (2.68, 80.8),
 }
 
 
