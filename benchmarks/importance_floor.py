@@ -98,6 +98,8 @@ def floor_for(name, seeds, log):
     lam = 1.0 / n
     res = cdlearn.solve(Xr, y, loss="logistic", penalty="l2", lam=lam, solver="dual-cd",
                         tol=1e-14, max_epochs=5000)
+    if not res.converged:  # the floor needs w* itself, not an approximation
+        raise RuntimeError(f"{name}: the reference solve stopped at gap {res.gap:.3g}")
     w_star, p_star = res.w, res.primal
     eps = TARGET * p_star
     row_nnz, col_nnz = np.diff(Xr.indptr), np.diff(Xc.indptr)
