@@ -190,3 +190,31 @@ def test_strong_violators_enter_the_working_set_at_once():
     assert res.primal == pytest.approx(F_star / n, rel=1e-12)
     np.testing.assert_array_equal(np.flatnonzero(res.w), np.flatnonzero(x_star))
     np.testing.assert_allclose(res.w, x_star, atol=1e-7)
+
+
+def test_inner_solves_are_capped_so_checks_and_callbacks_keep_coming(load):
+    """On an L2 problem the working set holds every feature and primal CD's inner
+    solve can crawl (a9a's first 300 rows, λ = 1e-2/n: one inner solve took 1140
+    epochs under the former cap of 10,000). An inner solve is one kernel call, so
+    the default cap of 200 epochs bounds the time without a gap check, callback or
+    Ctrl-C; the solve still reaches newton-cd's optimum."""
+    from cdlearn.api import make_problem
+    from cdlearn.solvers.working_set import WorkingSetState
+
+    X, y = load("a9a", binary=True)
+    X, y = X[:300], y[:300]
+    lam = 1e-2 / 300
+    state = WorkingSetState(make_problem(X, y, loss="logistic", penalty="l2", lam=lam))
+    per_call = []
+    for _ in range(60):
+        before = state.stats["inner_epochs"]
+        state.run_epoch()
+        per_call.append(state.stats["inner_epochs"] - before)
+    assert max(per_call) == 200  # the cap is what limits the longest inner solves
+
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=lam, solver="ws-cd",
+                        tol=1e-11)
+    ref = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=lam, solver="newton-cd",
+                        tol=1e-14)
+    assert res.converged
+    assert res.primal == pytest.approx(ref.primal, rel=1e-9)
