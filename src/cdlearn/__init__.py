@@ -8,8 +8,8 @@ matplotlib, tqdm, the datasets, experiments and the command line are never
 imported by ``import cdlearn`` (tests/test_import.py).
 """
 
-from .api import solve
 from .data import Design, as_design
+from .multiclass import solve
 from .solvers.base import SolveResult, Trace
 
 __version__ = "0.1.0"

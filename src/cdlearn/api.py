@@ -1,8 +1,12 @@
-"""``cdlearn.solve``: one entry point for every coordinate descent method.
+"""One problem, every coordinate descent method: :func:`solve`.
 
-Checks every argument once (names in errors are the argument names), builds the
-validated :class:`~cdlearn.data.Design`, picks the method for ``solver="auto"``
-and runs it with the shared driver :func:`cdlearn.solvers.base.run`.
+:func:`solve` is a short sequence: validate (every argument checked once, errors
+name the argument; the validated :class:`~cdlearn.data.Design`), choose (the
+method for ``solver="auto"``), run (the method's state driven by
+:func:`cdlearn.solvers.base.run`) and certify (the duality gap and the reason
+for the choice on the result). The public ``cdlearn.solve`` is
+:func:`cdlearn.multiclass.solve`: it routes a multiclass target to one-vs-rest
+and everything else here, so this layer imports nothing above it.
 """
 
 from __future__ import annotations
@@ -243,7 +247,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     groups : for penalty="group_l2": list of disjoint index arrays covering every
         feature, or a label vector of length n_features (see :func:`make_problem`)
     n_jobs : threads for the one-vs-rest problems of a multiclass ``y`` (None or
-        -1: all cores); ignored for a single problem
+        -1: all cores; :func:`cdlearn.solve`); ignored for a single problem
     **solver_options : options of a specific method (``SOLVERS[name].options``),
         e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
@@ -252,55 +256,77 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     SolveResult with ``w, alpha, intercept, primal, dual, gap, solver, trace,
     converged, n_epochs, passes, seconds``.
 
-    Multiclass: for a classification loss and a ``y`` with ``K > 2`` distinct
-    labels (numbers or strings), one-vs-rest: K binary problems "class k (+1)
-    vs rest (-1)" on one shared, once-validated design, run concurrently on
-    ``n_jobs`` threads (the kernels release the GIL). Returns a
-    :class:`cdlearn.multiclass.MulticlassResult`: ``classes`` (K,),
-    ``results`` (K SolveResults), ``coef`` (K, d), ``intercept``/``gap``/
-    ``primal``/``n_epochs`` (K,), ``converged`` (all classes), ``predict(X)``.
-    Warm starts are then per class: ``w0`` (K, d), ``alpha0`` (K, n).
+    One problem: the public :func:`cdlearn.solve` also takes a multiclass target.
     """
-    from .multiclass import is_multiclass
-
-    if is_multiclass(loss, y):
-        from .multiclass import solve_ovr
-
-        return solve_ovr(
-            X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio, solver=solver,
-            sampling=sampling, power=power, batch_size=batch_size, tol=tol,
-            max_epochs=max_epochs, seed=seed, callback=callback, verbose=verbose,
-            fit_intercept=fit_intercept, sample_weight=sample_weight, w0=w0, alpha0=alpha0,
-            intercept0=intercept0, dual_step=dual_step, primal_step=primal_step,
-            check_every=check_every, groups=groups, n_jobs=n_jobs, **solver_options)
+    # validate
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
                            groups=groups)
+    method = check_method_options(solver=solver, sampling=sampling, power=power,
+                                  batch_size=batch_size, seed=seed, dual_step=dual_step,
+                                  primal_step=primal_step)
+    stopping = check_stopping(tol=tol, max_epochs=max_epochs, check_every=check_every,
+                              callback=callback)
+    # choose
+    solver, reason = choose_solver(problem, solver, cd_options_requested(
+        dict(solver_options, **method, alpha0=alpha0)))
+    # run
+    state = build_state(problem, solver, w0=w0, alpha0=alpha0, intercept0=intercept0,
+                        **method, **solver_options)
+    if verbose:
+        print(f"cdlearn: solver={solver} ({reason})")
+    result = run(state, solver=solver, verbose=verbose, **stopping)
+    # certify: the result carries its duality gap; say why this method ran
+    result.info["reason"] = reason
+    return result
+
+
+def check_method_options(*, solver, sampling, power, batch_size, seed, dual_step,
+                         primal_step) -> dict:
+    """The method options of :func:`solve` but ``solver`` itself, checked (errors name them)."""
     check_choice("solver", solver, ("auto", *SOLVERS))
     if sampling is not None:
         check_choice("sampling", sampling, SAMPLINGS)
     check_choice("dual_step", dual_step, ("exact", "fixed"))
     check_choice("primal_step", primal_step, ("newton", "lipschitz"))
-    tol = check_positive("tol", tol)
-    max_epochs = _check_int("max_epochs", max_epochs)
     batch_size = _check_int("batch_size", batch_size)
-    if check_every is not None:
-        check_every = _check_int("check_every", check_every)
     power = check_positive("power", power, allow_zero=True)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
         raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    return dict(sampling=sampling, power=power, batch_size=batch_size,
+                seed=seed, dual_step=dual_step, primal_step=primal_step)
+
+
+def check_stopping(*, tol, max_epochs, check_every, callback) -> dict:
+    """The stopping options of :func:`solve`, checked, as keywords of :func:`run`."""
+    tol = check_positive("tol", tol)
+    max_epochs = _check_int("max_epochs", max_epochs)
+    if check_every is not None:
+        check_every = _check_int("check_every", check_every)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
+    return dict(tol=tol, max_epochs=max_epochs, check_every=check_every, callback=callback)
 
-    reason = "requested"
+
+def choose_solver(problem: Problem, solver: str, cd_options: bool = False) -> tuple[str, str]:
+    """``(method, reason)``: ``solver`` itself, or :func:`auto_solver`'s choice for "auto"."""
     if solver == "auto":
-        cd_options = cd_options_requested(dict(
-            solver_options, sampling=sampling, batch_size=batch_size, primal_step=primal_step,
-            dual_step=dual_step, alpha0=alpha0))
-        solver, reason = auto_solver(problem, cd_options=cd_options)
+        return auto_solver(problem, cd_options=cd_options)
+    return solver, "requested"
+
+
+def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, seed, dual_step,
+                primal_step, w0, alpha0, intercept0, **solver_options):
+    """The state of method ``solver`` on ``problem``, its options checked against it.
+
+    ``sampling=None`` is the method's own (:func:`default_sampling`); primal
+    methods take ``w0``, ``power`` and ``primal_step``, dual ones ``alpha0`` and
+    ``dual_step``; ``solver_options`` must be the method's own options.
+    """
     spec = SOLVERS[solver]
     spec.check(problem)
-    n_coords = problem.n_features if solver in _PRIMAL_OPTION_SOLVERS else problem.n_samples
+    primal = solver in _PRIMAL_OPTION_SOLVERS
+    n_coords = problem.n_features if primal else problem.n_samples
     if batch_size > n_coords:
         raise ValueError(f"batch_size={batch_size} exceeds the {n_coords} coordinates")
     if sampling is None:
@@ -315,16 +341,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     if sampling == "shrinking" and solver != "primal-cd":
         raise ValueError("sampling='shrinking' (q-shrinking) is available for "
                          "solver='primal-cd' only")
-    if verbose:
-        print(f"cdlearn: solver={solver} ({reason})")
-
-    options = dict(sampling=sampling, batch_size=batch_size, seed=seed,
-                   intercept0=intercept0)
-    if solver in _PRIMAL_OPTION_SOLVERS:
-        options.update(power=power, w0=_primal_start(w0, problem), step=primal_step)
+    if primal:
+        start = dict(power=power, w0=_primal_start(w0, problem), step=primal_step)
     else:
-        options.update(alpha0=_check_start("alpha0", alpha0, problem.n_samples),
-                       dual_step=dual_step)
+        start = dict(alpha0=_check_start("alpha0", alpha0, problem.n_samples),
+                     dual_step=dual_step)
     unknown = sorted(set(solver_options) - set(spec.options))
     if unknown:
         accepted = ", ".join(spec.options) or "none"
@@ -332,11 +353,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
             f"solve() got option(s) {', '.join(unknown)} that solver={solver!r} does not take "
             f"(its own options: {accepted})"
         )
-    state = spec.build(problem, **options, **solver_options)
-    result = run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
-                 verbose=verbose, check_every=check_every)
-    result.info["reason"] = reason
-    return result
+    return spec.build(problem, sampling=sampling, batch_size=batch_size, seed=seed,
+                      intercept0=intercept0, **start, **solver_options)
 
 
 def default_sampling(solver: str, problem: Problem, batch_size: int = 1) -> str:

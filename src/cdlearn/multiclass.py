@@ -1,7 +1,9 @@
-"""One-vs-rest multiclass: one binary problem per class on one shared design.
+"""One-vs-rest multiclass, and the public ``cdlearn.solve`` that routes to it.
 
-``cdlearn.solve(X, y, loss=<classification loss>, ...)`` with a label vector of
-``K > 2`` distinct labels lands here (:func:`solve_ovr`): the design is
+:func:`solve` is ``cdlearn.solve``: :func:`cdlearn.api.solve` for one problem;
+with a classification loss and a label vector of ``K > 2`` distinct labels,
+:func:`solve_ovr`. The dispatch goes one way (this layer calls ``api``,
+never the reverse). In :func:`solve_ovr` the design is
 validated once (one :class:`~cdlearn.data.Design`, its row/column views built
 once before fanning out), the method is chosen once, and the K problems
 "class k (+1) vs the rest (-1)" run on a pool of threads. The numba kernels of
@@ -14,16 +16,41 @@ copy of the data is made (a process pool would pickle X to every worker).
 
 from __future__ import annotations
 
+import inspect
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import api
+from .api import auto_solver, cd_options_requested, make_problem
 from .data import BINARY_LOSSES, as_design, check_sample_weight
 from .solvers.base import SolveResult
 
-__all__ = ["MulticlassResult", "solve_ovr", "run_many", "is_multiclass", "n_workers"]
+__all__ = ["solve", "MulticlassResult", "solve_ovr", "run_many", "is_multiclass",
+           "n_workers"]
+
+
+def solve(X, y, **options):
+    if is_multiclass(options.get("loss"), y):
+        return solve_ovr(X, y, **options)
+    return api.solve(X, y, **options)
+
+
+solve.__signature__ = inspect.signature(api.solve).replace(
+    return_annotation="SolveResult | MulticlassResult")
+solve.__doc__ = api.solve.__doc__ + """
+    Multiclass: for a classification loss and a ``y`` with ``K > 2`` distinct
+    labels (numbers or strings), one-vs-rest (:func:`solve_ovr`): K binary
+    problems "class k (+1) vs rest (-1)" on one shared, once-validated design,
+    run concurrently on ``n_jobs`` threads (the kernels release the GIL).
+    Returns a :class:`MulticlassResult`: ``classes`` (K,), ``results`` (K
+    SolveResults), ``coef`` (K, d), ``intercept``/``gap``/``primal``/
+    ``n_epochs`` (K,), ``converged`` (all classes), ``predict(X)``. Warm starts
+    are then per class: ``w0`` (K, d), ``alpha0`` (K, n).
+    """
 
 
 @dataclass
@@ -130,19 +157,17 @@ def n_workers(n_jobs, n_tasks: int) -> int:
 
 
 def run_many(design, targets, kwargs_list, *, n_jobs=None) -> list[SolveResult]:
-    """``solve(design, targets[k], **kwargs_list[k])`` for every k, on a thread pool.
+    """``api.solve(design, targets[k], **kwargs_list[k])`` for every k, on a thread pool.
 
     ``design`` must be a :class:`~cdlearn.data.Design` whose views the method
     walks are already built (:func:`prebuild`); results keep the input order.
     Warnings raised inside the workers propagate as usual.
     """
-    from .api import solve
-
     jobs = n_workers(n_jobs, len(targets))
     if jobs == 1:
-        return [solve(design, y, **kw) for y, kw in zip(targets, kwargs_list, strict=True)]
+        return [api.solve(design, y, **kw) for y, kw in zip(targets, kwargs_list, strict=True)]
     with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="cdlearn-ovr") as pool:
-        futures = [pool.submit(solve, design, y, **kw)
+        futures = [pool.submit(api.solve, design, y, **kw)
                    for y, kw in zip(targets, kwargs_list, strict=True)]
         return [f.result() for f in futures]
 
@@ -206,10 +231,6 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
     give one row per class. ``seed`` is the same for every class, so the result
     does not depend on ``n_jobs``. Every other keyword is :func:`cdlearn.solve`'s.
     """
-    import time
-
-    from .api import auto_solver, cd_options_requested, make_problem
-
     t0 = time.perf_counter()
     design = as_design(X)
     n, d = design.n_samples, design.n_features
