@@ -53,6 +53,28 @@ def _compressed_statistics(data, indices, indptr, major_sq, minor_sq, minor_nnz)
         major_sq[s] = acc
 
 
+@njit(cache=True)
+def _view_product(data, indices, indptr, x, out, gather):
+    """``out = A x`` (``gather``) or ``out += Aᵀ x`` for A the compressed triple.
+
+    Reads float32 data as it is and accumulates in float64: numpy and scipy
+    would first convert the whole matrix to float64 (a temporary of 2× a dense
+    float32 input). Dense data: empty ``indices``, regular ``indptr``.
+    """
+    dense = indices.shape[0] == 0
+    for s in range(indptr.shape[0] - 1):
+        start, end = indptr[s], indptr[s + 1]
+        if gather:
+            acc = 0.0
+            for k in range(start, end):
+                acc += np.float64(data[k]) * x[k - start if dense else indices[k]]
+            out[s] = acc
+        else:
+            xs = x[s]
+            for k in range(start, end):
+                out[k - start if dense else indices[k]] += np.float64(data[k]) * xs
+
+
 @dataclass(frozen=True)
 class CompressedView:
     """One axis of the design as a compressed triple.
@@ -104,6 +126,34 @@ def _index_dtype(n_entries: int) -> np.dtype:
     return np.dtype(np.int32) if n_entries <= _INT32_MAX else np.dtype(np.int64)
 
 
+def _canonical_or_none(X, dtype):
+    """``X`` wrapped without a copy when it is already what the kernels read, else None.
+
+    That is CSR or CSC with values of ``dtype``, int32 indices, sorted
+    indices without duplicates and no stored zeros: then the Design shares
+    the caller's arrays (a copy would double the memory of a solve).
+    """
+    if X.format not in ("csr", "csc") or X.dtype != dtype:
+        return None
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if indices.dtype != np.int32 or indptr.dtype != np.int32:
+        return None
+    if not (data.flags.c_contiguous and indices.flags.c_contiguous
+            and indptr.flags.c_contiguous):
+        return None
+    nnz = int(indptr[-1])
+    if data.shape[0] != nnz or indices.shape[0] != nnz:
+        return None
+    cls = sp.csr_matrix if X.format == "csr" else sp.csc_matrix
+    M = cls((data, indices, indptr), shape=X.shape, copy=False)
+    if not np.may_share_memory(M.data, data):
+        return None
+    # a fresh object: its canonical flag is computed here, not taken from X
+    if not M.has_canonical_format or np.count_nonzero(data) != nnz:
+        return None
+    return M
+
+
 class Design:
     """A validated ``(n_samples, n_features)`` design matrix.
 
@@ -111,8 +161,11 @@ class Design:
     ----------
     X : array-like, scipy.sparse matrix or array
         Dense ndarray or any scipy.sparse format (CSC, CSR, COO, ...). float32 is
-        kept float32; other dtypes become float64. Unsorted or duplicate sparse
-        indices are canonicalised on a copy; the caller's matrix is not modified.
+        kept float32; other dtypes become float64. CSR or CSC input of float32 or
+        float64 with int32, sorted, duplicate-free indices and no stored zeros
+        is used as is (the Design shares its arrays: do not modify them during a
+        solve); anything else is canonicalised on a copy. The caller's matrix is
+        never modified.
 
     Attributes
     ----------
@@ -148,14 +201,17 @@ class Design:
         if X.dtype.kind not in "fiub":
             raise TypeError(f"{name} has unsupported dtype {X.dtype}")
         dtype = _float_dtype(X.dtype)
-        if X.format == "csr":
-            M = sp.csr_matrix(X, dtype=dtype, copy=True)
-        else:
-            # CSC, COO, LIL, DOK, BSR ... : CSC is the primal layout, make it once.
-            M = sp.csc_matrix(X, dtype=dtype, copy=True)
-        M.sum_duplicates()  # also sorts indices
-        M.eliminate_zeros()
-        if not np.all(np.isfinite(M.data)):
+        M = _canonical_or_none(X, dtype)
+        if M is None:
+            if X.format == "csr":
+                M = sp.csr_matrix(X, dtype=dtype, copy=True)
+            else:
+                # CSC, COO, LIL, DOK, BSR ... : CSC is the primal layout, make it once.
+                M = sp.csc_matrix(X, dtype=dtype, copy=True)
+            M.sum_duplicates()  # also sorts indices
+            M.eliminate_zeros()
+        # a finite sum proves every entry finite, without an n-by-nnz mask
+        if not np.isfinite(M.data.sum()) and not np.all(np.isfinite(M.data)):
             raise ValueError(f"{name} contains NaN or infinity")
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
@@ -261,12 +317,32 @@ class Design:
     def matvec(self, w: np.ndarray) -> np.ndarray:
         """``X @ w`` as float64."""
         M = self._product_matrix(prefer_csc=self.n_features > 4 * self.n_samples)
+        if self.dtype == np.float32:
+            return self._float32_product(M, w, transpose=False)
         return np.asarray(M @ w, dtype=np.float64).ravel()
 
     def rmatvec(self, r: np.ndarray) -> np.ndarray:
         """``X.T @ r`` as float64."""
         M = self._product_matrix(prefer_csc=self.n_samples <= self.n_features)
+        if self.dtype == np.float32:
+            return self._float32_product(M, r, transpose=True)
         return np.asarray(M.T @ r, dtype=np.float64).ravel()
+
+    def _float32_product(self, M, vec, *, transpose: bool) -> np.ndarray:
+        """``M @ vec`` or ``M.T @ vec`` in float64 without a float64 copy of M."""
+        if sp.issparse(M):
+            data, indices, indptr = M.data, M.indices, M.indptr
+            by_rows = M.format == "csr"
+        else:
+            by_rows = not (M.flags.f_contiguous and not M.flags.c_contiguous)
+            data = M.ravel(order="C" if by_rows else "F")  # a view when contiguous
+            idx = _index_dtype(M.size)
+            step = M.shape[1] if by_rows else M.shape[0]
+            indices, indptr = np.empty(0, idx), np.arange(0, M.size + 1, step, dtype=idx)
+        out = np.zeros(self.n_features if transpose else self.n_samples)
+        vec = np.ascontiguousarray(vec, dtype=np.float64).ravel()
+        _view_product(data, indices, indptr, vec, out, by_rows != transpose)
+        return out
 
     def _product_matrix(self, prefer_csc: bool):
         """The sparse layout a product should use, among those already built.
@@ -285,12 +361,22 @@ class Design:
         view = self._csc if prefer_csc else self._csr
         if view is None or view.indices.shape[0] == 0:
             return self._sparse
-        key = "csc" if prefer_csc else "csr"
-        M = self._products.get(key)
+        return self.scipy_layout("csc" if prefer_csc else "csr")
+
+    def scipy_layout(self, layout: str):
+        """The matrix as a scipy ``"csc"`` or ``"csr"`` matrix over that view's arrays.
+
+        The view is built once (:attr:`csc`, :attr:`csr`) and shared: no other
+        copy. Dense data is returned as stored. Do not modify the result.
+        """
+        if not self.is_sparse:
+            return self._dense
+        M = self._products.get(layout)
         if M is None:
-            cls = sp.csc_matrix if prefer_csc else sp.csr_matrix
+            view = self.csc if layout == "csc" else self.csr
+            cls = sp.csc_matrix if layout == "csc" else sp.csr_matrix
             M = cls((view.data, view.indices, view.indptr), shape=self.shape, copy=False)
-            self._products[key] = M
+            self._products[layout] = M
         return M
 
     def derived(self, key: str, compute):

@@ -202,7 +202,16 @@ def eso_tau_nice(X_minor_nnz, design_sq_entries, tau: int, n_major: int) -> np.n
     ``design_sq_entries`` is ``X**2`` as a sparse/dense matrix oriented
     (minor, major). For τ = 1 this is the serial ``u = Diag(XᵀX)`` of face-off eq. (7).
     """
-    weights = 1.0 + (np.asarray(X_minor_nnz, dtype=np.float64) - 1.0) * (tau - 1) / max(
+    weights = tau_nice_weights(X_minor_nnz, tau, n_major)
+    return np.asarray(design_sq_entries.T @ weights, dtype=np.float64).ravel()
+
+
+def tau_nice_weights(X_minor_nnz, tau: int, n_major: int) -> np.ndarray:
+    """The weights ``1 + (ω_i - 1)(τ - 1)/max(1, d - 1)`` of :func:`eso_tau_nice`.
+
+    ``v_j = Σ_i weights_i X_ij²``; solvers sum it over their compressed view
+    rather than form ``X**2``.
+    """
+    return 1.0 + (np.asarray(X_minor_nnz, dtype=np.float64) - 1.0) * (tau - 1) / max(
         1, n_major - 1
     )
-    return np.asarray(design_sq_entries.T @ weights, dtype=np.float64).ravel()

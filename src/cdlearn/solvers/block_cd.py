@@ -63,6 +63,7 @@ from ..penalties_group import (
 from ..sampling import CYCLIC, IMPORTANCE, UNIFORM, alias_table, make_rng_state
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
+from .primal_cd import weighted_column_sq_norms
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("group_l2", "none")
@@ -76,15 +77,9 @@ def block_lipschitz(problem: Problem, groups: Groups, *, exact_block: int = EXAC
     design, sw = problem.design, problem.sample_weight
     beta = LOSS_SMOOTHNESS[problem.loss]
     n = problem.n_samples
-    M = design.to_scipy()
-    if design.is_sparse:
-        M = M.tocsc()
+    M = design.scipy_layout("csc")  # the column view the solver walks: no copy
     unweighted = bool(np.all(sw == 1.0))
-    if unweighted:
-        col_sq = design.col_sq_norms
-    else:
-        sq = M.multiply(M) if design.is_sparse else np.asarray(M, dtype=np.float64) ** 2
-        col_sq = np.asarray(sq.T @ sw, dtype=np.float64).ravel()
+    col_sq = weighted_column_sq_norms(problem)
     rng = np.random.default_rng(seed)
     sizes = groups.sizes
     out = np.empty(groups.n_groups)
@@ -129,8 +124,7 @@ def _block_hessians(problem: Problem, groups: Groups):
     """``H_g = β X_gᵀ S X_g / n`` (dense |g|×|g|) for every group."""
     design, sw = problem.design, problem.sample_weight
     beta = LOSS_SMOOTHNESS[problem.loss]
-    M = design.to_scipy()
-    M = M.tocsc() if design.is_sparse else np.asarray(M, dtype=np.float64)
+    M = design.scipy_layout("csc")
     out = []
     for g in range(groups.n_groups):
         Xg = M[:, groups.members(g)]

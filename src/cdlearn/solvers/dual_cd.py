@@ -47,6 +47,7 @@ from ..kernels.dual_cd import (
     repeated_keys,
     row_hashes,
 )
+from ..kernels.views import weighted_slice_powers
 from ..losses import step_smoothness
 from ..objectives import primal_and_gap
 from ..penalties import soft_threshold_array
@@ -56,9 +57,9 @@ from ..sampling import (
     SHUFFLE,
     UNIFORM,
     alias_table,
-    eso_tau_nice,
     importance_probabilities,
     make_rng_state,
+    tau_nice_weights,
 )
 from .base import Problem, initial_primal
 from .intercept import optimal_intercept
@@ -123,10 +124,11 @@ class DualCDState:
             )
         self.tau = int(batch_size)
         if self.tau > 1:
-            M = p.design.to_scipy()
-            sq = M.multiply(M).T.tocsr() if p.design.is_sparse else (
-                np.asarray(M, dtype=np.float64) ** 2).T
-            self.eso = eso_tau_nice(p.design.col_nnz, sq, self.tau, n)
+            v = self.view
+            self.eso = np.empty(n)
+            weighted_slice_powers(v.data, v.indices, v.indptr,
+                                  tau_nice_weights(p.design.col_nnz, self.tau, n), False,
+                                  self.eso)
         else:
             self.eso = p.design.row_sq_norms.copy()
         beta = step_smoothness(p.loss, smoothness)

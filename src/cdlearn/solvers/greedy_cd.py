@@ -100,21 +100,17 @@ def gram_matrices(problem: Problem, positive_negative: bool):
     P and N are the Gram matrices of the positive and negative parts of the
     entry products: ``P_ij = Σ s max(0, X_ki X_kj)/n``, ``N_ij = Σ s min(0, ·)/n``.
     """
-    M = problem.design.to_scipy()
+    # the Design's column view, no copy (float32 is upcast: the d × d Gram is kept in float64)
+    M = problem.design.scipy_layout("csc").astype(np.float64, copy=False)
     n = problem.n_samples
     sw = problem.sample_weight
-    if sp.issparse(M):
-        M = sp.csc_matrix(M, dtype=np.float64)
-        S = sp.diags(sw)
-    else:
-        M = np.asarray(M, dtype=np.float64)
-        S = None
+    unweighted = bool(np.all(sw == 1.0))
 
     def gram(A, B):
-        if S is not None:
-            out = (A.T @ (S @ B))
+        if sp.issparse(A):
+            out = A.T @ (B if unweighted else sp.diags(sw) @ B)
             return np.asarray(out.todense() if sp.issparse(out) else out) / n
-        return (A.T @ (sw[:, None] * B)) / n
+        return (A.T @ (B if unweighted else sw[:, None] * B)) / n
 
     if not positive_negative:
         return gram(M, M), None

@@ -45,6 +45,7 @@ import scipy.sparse as sp
 
 from ..kernels.newton_cd import newton_weights
 from ..kernels.newton_cg import directional_slope
+from ..kernels.views import weighted_slice_powers
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
@@ -56,6 +57,7 @@ PCG_ALPHA = 0.01  # liblinear's α_pcg: M = (1 - α)·I + α·diag(H) in its sca
 LINE_TOL = 1e-3
 LINE_EVALS = 30
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
+_DENSE_BLOCK = 1024  # rows of X∘X formed at once for the dense preconditioner
 
 
 class NewtonCGState(PrimalIterate):
@@ -85,20 +87,20 @@ class NewtonCGState(PrimalIterate):
         self.cg_eta = float(cg_eta)
         self.m = d + int(p.fit_intercept)
         self.inv_n = 1.0 / n
-        A = p.design.to_scipy()
-        self._sparse = sp.issparse(A)
-        if self._sparse:
-            # float64 copies made once: X (CSR, for Xv) and Xᵀ as CSR (Xᵀq as a gather:
-            # scipy's scatter through X.T is slower, and so are fused numba loops) with
-            # its squared entries beside (diag XᵀDX for the preconditioner)
-            self._X = sp.csr_matrix(A, dtype=np.float64)
-            self._Xt = sp.csr_matrix(self._X.T)
-            self._X2t = sp.csr_matrix((self._Xt.data ** 2, self._Xt.indices, self._Xt.indptr),
-                                      shape=self._Xt.shape)
+        design = p.design
+        if design.is_sparse:
+            # X by rows for Xv, and Xᵀ by rows for Xᵀq (a gather: scipy's scatter
+            # through X.T is slower, and so are fused numba loops): the column
+            # view's arrays are Xᵀ in CSR. Both views are the Design's own, no copy.
+            r, c = design.csr, design.csc
+            self._X = sp.csr_matrix((r.data, r.indices, r.indptr), shape=(n, d), copy=False)
+            self._Xt = sp.csr_matrix((c.data, c.indices, c.indptr), shape=(d, n), copy=False)
         else:
-            self._X = np.ascontiguousarray(A, dtype=np.float64)
+            self._X = design.to_scipy()
             self._Xt = self._X.T
-            self._X2t = (self._X * self._X).T
+        # float32 X: products through the Design's float32-reading kernel, since
+        # numpy and scipy would convert X to float64 (a temporary of X's size or 2×)
+        self._f32 = design.dtype == np.float32
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
@@ -125,20 +127,35 @@ class NewtonCGState(PrimalIterate):
         self._fresh = True
         return entries + p.n_samples
 
+    def _xt_dot(self, q):
+        return self.problem.design.rmatvec(q) if self._f32 else self._Xt @ q
+
     def _rmatvec(self, coef, squared):
         """``(Xᵀcoef or (X∘X)ᵀcoef, entries read)``."""
-        return (self._X2t if squared else self._Xt) @ coef, self.problem.design.nnz
+        p = self.problem
+        if not squared:
+            return self._xt_dot(coef), p.design.nnz
+        if p.design.is_sparse:  # one pass over the column view, no X∘X matrix
+            c = p.design.csc
+            out = np.empty(p.n_features)
+            weighted_slice_powers(c.data, c.indices, c.indptr, coef, False, out)
+            return out, p.design.nnz
+        out = np.zeros(p.n_features)
+        for start in range(0, p.n_samples, _DENSE_BLOCK):  # X∘X a block of rows at a time
+            B = self._X[start:start + _DENSE_BLOCK]
+            out += (B * B).T @ coef[start:start + _DENSE_BLOCK]
+        return out, p.design.nnz
 
     def _hess_vec(self, v):
         """``(H v, X v_w + v_b, entries read)``."""
         p = self.problem
         d = p.n_features
-        xv = self._X @ v[:d]
+        xv = self.problem.design.matvec(v[:d]) if self._f32 else self._X @ v[:d]
         if p.fit_intercept:
             xv += v[d]
         q = self.D * xv
         out = np.empty(self.m)
-        out[:d] = self._Xt @ q
+        out[:d] = self._xt_dot(q)
         out[:d] += p.l2 * v[:d]
         if p.fit_intercept:
             out[d] = q.sum()

@@ -41,6 +41,7 @@ from ..kernels.primal_cd import (
     primal_cd_squared_epoch,
 )
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
+from ..kernels.views import weighted_slice_powers
 from ..losses import step_smoothness
 from ..sampling import (
     CYCLIC,
@@ -48,10 +49,10 @@ from ..sampling import (
     SHUFFLE,
     UNIFORM,
     alias_table,
-    eso_tau_nice,
     importance_probabilities,
     make_rng_state,
     power_probabilities,
+    tau_nice_weights,
 )
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
@@ -63,24 +64,24 @@ RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
 
 def weighted_column_abs_cubes(problem: Problem) -> np.ndarray:
     """Σ_i s_i |X_ij|³ for every column j (the logistic kernel's line-search bound)."""
+    v = problem.design.csc
+    out = np.empty(problem.n_features)
+    weighted_slice_powers(v.data, v.indices, v.indptr, problem.sample_weight, True, out)
+    return out
+
+
+def weighted_column_sq_norms(problem: Problem, row_weights=None) -> np.ndarray:
+    """Σ_i s_i r_i X_ij² for every column j (``r = 1`` by default), from the column view."""
     design, sw = problem.design, problem.sample_weight
-    M = design.to_scipy()
-    if design.is_sparse:
-        A = abs(M)
-        cube = A.multiply(A).multiply(A)
+    if row_weights is None:
+        if np.all(sw == 1.0):
+            return design.col_sq_norms
     else:
-        cube = np.abs(np.asarray(M, dtype=np.float64)) ** 3
-    return np.asarray(cube.T @ sw, dtype=np.float64).ravel()
-
-
-def weighted_column_sq_norms(problem: Problem) -> np.ndarray:
-    """Σ_i s_i X_ij² for every column j."""
-    design, sw = problem.design, problem.sample_weight
-    if np.all(sw == 1.0):
-        return design.col_sq_norms
-    M = design.to_scipy()
-    sq = M.multiply(M) if design.is_sparse else np.asarray(M, dtype=np.float64) ** 2
-    return np.asarray(sq.T @ sw, dtype=np.float64).ravel()
+        sw = sw * row_weights
+    v = design.csc
+    out = np.empty(problem.n_features)
+    weighted_slice_powers(v.data, v.indices, v.indptr, sw, False, out)
+    return out
 
 
 class PrimalCDState(PrimalIterate):
@@ -95,10 +96,7 @@ class PrimalCDState(PrimalIterate):
         beta = step_smoothness(p.loss, smoothness)
         self.tau = int(batch_size)
         if self.tau > 1:
-            M = p.design.to_scipy()
-            sq = M.multiply(M).multiply(p.sample_weight[:, None]) if p.design.is_sparse else (
-                np.asarray(M, dtype=np.float64) ** 2 * p.sample_weight[:, None])
-            eso = eso_tau_nice(p.design.row_nnz, sq, self.tau, d)
+            eso = weighted_column_sq_norms(p, tau_nice_weights(p.design.row_nnz, self.tau, d))
         else:
             eso = weighted_column_sq_norms(p)
         self.lips = beta * eso / n

@@ -36,13 +36,13 @@ import numpy as np
 
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
-from ..kernels.working_set import column_abs_cubes, support_margins, ws_inner_solve
+from ..kernels.working_set import support_margins, ws_inner_solve
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
-from .primal_cd import weighted_column_sq_norms
+from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l1", "elastic_net", "l2")
@@ -102,10 +102,7 @@ class WorkingSetState(PrimalIterate):
         self.unit = bool(np.all(p.sample_weight == 1.0))
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
         self.logistic = p.loss_code == LOGISTIC
-        self.cube = np.zeros(d if self.logistic else 0)
-        if self.logistic:
-            v = self.view
-            column_abs_cubes(v.data, v.indices, v.indptr, p.sample_weight, 1.0 / n, self.cube)
+        self.cube = weighted_column_abs_cubes(p) * (1.0 / n) if self.logistic else np.zeros(0)
 
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self.w[self.lips == 0] = 0.0  # optimal for empty columns under any penalty
