@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import inspect
 import os
+import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -27,7 +29,7 @@ import numpy as np
 from . import api
 from .api import auto_solver, cd_options_requested, make_problem
 from .data import BINARY_LOSSES, as_design, check_sample_weight
-from .solvers.base import SolveResult
+from .solvers.base import SolveResult, stop_on
 
 __all__ = ["solve", "MulticlassResult", "solve_ovr", "run_many", "is_multiclass",
            "n_workers"]
@@ -162,14 +164,41 @@ def run_many(design, targets, kwargs_list, *, n_jobs=None) -> list[SolveResult]:
     ``design`` must be a :class:`~cdlearn.data.Design` whose views the method
     walks are already built (:func:`prebuild`); results keep the input order.
     Warnings raised inside the workers propagate as usual.
+
+    Ctrl-C stops every problem at its next epoch (running or not yet started)
+    and returns them all: each keeps the best iterate it reached (a problem
+    not started keeps its starting point), marked not converged with
+    ``info["interrupted"]``, and one RuntimeWarning says so; problems that had
+    converged before stay converged. A second Ctrl-C raises.
     """
+    stop = threading.Event()
+
+    def one(y, kw):
+        with stop_on(stop):
+            try:
+                return api.solve(design, y, **kw)
+            except KeyboardInterrupt:  # outside the epochs (set-up, first certificate)
+                stop.set()
+            return api.solve(design, y, **kw)  # stop is set: the starting point, at once
+
     jobs = n_workers(n_jobs, len(targets))
+    pairs = list(zip(targets, kwargs_list, strict=True))
     if jobs == 1:
-        return [api.solve(design, y, **kw) for y, kw in zip(targets, kwargs_list, strict=True)]
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="cdlearn-ovr") as pool:
-        futures = [pool.submit(api.solve, design, y, **kw)
-                   for y, kw in zip(targets, kwargs_list, strict=True)]
-        return [f.result() for f in futures]
+        results = [one(y, kw) for y, kw in pairs]
+    else:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="cdlearn-ovr") as pool:
+            futures = [pool.submit(one, y, kw) for y, kw in pairs]
+            try:
+                results = [f.result() for f in futures]
+            except KeyboardInterrupt:  # only the main thread receives it
+                stop.set()
+                results = [f.result() for f in futures]
+    if stop.is_set():
+        stopped = sum(bool(r.info.get("interrupted")) for r in results)
+        warnings.warn(f"interrupted (Ctrl-C): {stopped} of {len(results)} problems stopped "
+                      "early and keep the best iterate they reached (not converged)",
+                      RuntimeWarning, stacklevel=3)
+    return results
 
 
 #: the views of the Design each method walks (both for the ones not listed)
@@ -262,4 +291,5 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
     out = MulticlassResult(classes=classes, results=results, solver=solver,
                            seconds=time.perf_counter() - t0, n_jobs=jobs)
     out.info["reason"] = reason
+    out.info["interrupted"] = any(r.info.get("interrupted", False) for r in results)
     return out

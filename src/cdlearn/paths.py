@@ -16,6 +16,7 @@ gives their starting point. The grid is geometric from ``λ_max`` down to
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 
@@ -25,6 +26,7 @@ from .api import auto_solver, cd_options_requested, make_problem, solve
 from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
 from .losses import LOSS_CODES, weighted_conjugate_sum
 from .objectives import dual_point_from_margins, primal_value
+from .solvers.base import stop_on
 from .solvers.intercept import optimal_intercept
 
 __all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path"]
@@ -147,6 +149,8 @@ class PathResult:
     solvers: list = field(default_factory=list)  # method run at each point
     primal0: float = math.nan  # P(0): the stopping rule is gap <= tol * primal0
     alphas: list = field(default_factory=list)   # dual iterates (None for primal CD)
+    #: stopped by Ctrl-C: the arrays hold the points reached (the last one not converged)
+    interrupted: bool = False
 
 
 def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
@@ -169,6 +173,10 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
     -------
     PathResult with ``lams, coefs (n_lams, n_features), intercepts, gaps,
     n_epochs, primals, converged, solvers, primal0``.
+
+    Ctrl-C stops the path at the point being solved: the result holds the
+    points solved so far and that point's best iterate (not converged), with
+    ``interrupted=True`` and a RuntimeWarning.
     """
     check_choice("penalty", penalty, _PATH_PENALTIES)
     design = as_design(X)
@@ -198,24 +206,43 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
     n_epochs = np.zeros(k, dtype=np.int64)
     converged = np.zeros(k, dtype=bool)
     solvers, alphas = [], []
+    stop = threading.Event()
+    reached = 0
     for i, lam in enumerate(lams):
-        method = resolve_solver(design, y_checked, solver=solver, loss=loss, penalty=penalty,
-                                lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
-                                sample_weight=sw)
-        warm = warm_start_kwargs(design, y_checked, sw, solver=method, loss=loss, w=w,
-                                 intercept=b, alpha=alpha)
-        res = solve(design, y_checked, loss=loss, penalty=penalty, lam=float(lam),
-                    l1_ratio=l1_ratio, solver=method, fit_intercept=fit_intercept,
-                    sample_weight=sw, **warm, **solve_kw)
+        try:
+            with stop_on(stop):
+                method = resolve_solver(design, y_checked, solver=solver, loss=loss,
+                                        penalty=penalty, lam=lam, l1_ratio=l1_ratio,
+                                        fit_intercept=fit_intercept, sample_weight=sw)
+                warm = warm_start_kwargs(design, y_checked, sw, solver=method, loss=loss, w=w,
+                                         intercept=b, alpha=alpha)
+                res = solve(design, y_checked, loss=loss, penalty=penalty, lam=float(lam),
+                            l1_ratio=l1_ratio, solver=method, fit_intercept=fit_intercept,
+                            sample_weight=sw, **warm, **solve_kw)
+        except KeyboardInterrupt:  # outside the epochs: this point has nothing to keep
+            stop.set()
+            break
         w, alpha, b = res.w, res.alpha, res.intercept
         coefs[i], intercepts[i], gaps[i], primals[i] = w, b, res.gap, res.primal
         n_epochs[i], converged[i] = res.n_epochs, res.converged
         solvers.append(res.solver)
         alphas.append(None if alpha is None else alpha.copy())
+        reached = i + 1
+        if stop.is_set():
+            break
+    if stop.is_set():
+        warnings.warn(f"interrupted (Ctrl-C): path stopped after {reached} of {k} points (a "
+                      "point interrupted while solved keeps its best iterate, not converged)",
+                      RuntimeWarning, stacklevel=2)
+        lams, coefs, intercepts, gaps = lams[:reached], coefs[:reached], \
+            intercepts[:reached], gaps[:reached]
+        n_epochs, primals, converged = n_epochs[:reached], primals[:reached], \
+            converged[:reached]
     primal0 = primal_value(code, np.zeros(n), y_checked, sw, np.zeros(1), 0.0, 0.0)
     return PathResult(lams=lams, coefs=coefs, intercepts=intercepts, gaps=gaps,
                       n_epochs=n_epochs, primals=primals, converged=converged,
-                      solvers=solvers, primal0=float(primal0), alphas=alphas)
+                      solvers=solvers, primal0=float(primal0), alphas=alphas,
+                      interrupted=stop.is_set())
 
 
 def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False,

@@ -32,11 +32,19 @@ from ._regression import Lasso
 
 
 def _captured_path(X, y, **kw):
+    """:func:`path` with its warnings recorded (to re-emit them from the parent process).
+
+    An interrupted path raises KeyboardInterrupt: a cross-validation missing
+    part of a fold cannot select a parameter, so Ctrl-C stops the whole CV
+    fit, as it does scikit-learn's.
+    """
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = path(X, y, **kw)
+    if res.interrupted:
+        raise KeyboardInterrupt
     return res, [(w.category, str(w.message)) for w in caught]
 
 

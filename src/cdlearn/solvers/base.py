@@ -212,6 +212,27 @@ def single_threaded_blas():
                 _blas_limit = None
 
 
+_stop = threading.local()
+
+
+@contextlib.contextmanager
+def stop_on(event: threading.Event):
+    """Solves run by this thread inside the block stop as on Ctrl-C once ``event`` is set.
+
+    Why: a fan-out of solves (one-vs-rest on threads, a path) must stop every
+    solve at the first Ctrl-C, and only the main thread receives it. Inside
+    the block a solve checks ``event`` after every epoch; a Ctrl-C it catches
+    sets ``event`` (the caller stops the others) and its warning is left to
+    the caller, which issues one for the whole fan-out.
+    """
+    previous = getattr(_stop, "event", None)
+    _stop.event = event
+    try:
+        yield event
+    finally:
+        _stop.event = previous
+
+
 def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
         check_every: int | None = None, reference: float | None = None) -> SolveResult:
     """Drive ``state`` to the stopping rule, BLAS on one thread (:func:`single_threaded_blas`)."""
@@ -236,8 +257,11 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     comes a full interval later (not at epoch 1, where the gap is rarely
     near the threshold). The best iterate seen (lowest primal) is what is returned
     when the run stops early: methods whose primal is not monotone (dual CD)
-    would otherwise return a worse point than one they already had.
+    would otherwise return a worse point than one they already had. Ctrl-C (or
+    the event of :func:`stop_on`) stops the run the same way, with
+    ``info["interrupted"] = True``.
     """
+    stop = getattr(_stop, "event", None)
     nnz = max(state.problem.design.nnz, 1)
     if reference is None:
         reference = state.reference()
@@ -261,8 +285,11 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     check_work = nnz + state.problem.n_samples + state.problem.n_features
     predict = check_every is None and getattr(state, "predict_checks", False)
     last = None  # (epoch, gap) of the previous check after epoch 0
+    interrupted = False
     try:
         while not converged and epoch < max_epochs:
+            if stop is not None and stop.is_set():
+                raise KeyboardInterrupt
             entries, _updates = state.run_epoch()
             epoch += 1
             passes += entries / nnz
@@ -297,8 +324,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 message = "stopped by callback"
                 break
     except KeyboardInterrupt:
+        interrupted = True
         message = "interrupted (Ctrl-C): returning the best iterate reached"
-        warnings.warn(message, RuntimeWarning, stacklevel=4)
+        if stop is None:
+            warnings.warn(message, RuntimeWarning, stacklevel=4)
+        else:
+            stop.set()
     finally:
         if bar is not None:
             bar.close()
@@ -324,6 +355,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         trace=trace, converged=converged, n_epochs=epoch, passes=passes, seconds=seconds,
         message=message,
     )
+    if interrupted:
+        result.info["interrupted"] = True
     extra = getattr(state, "extra_info", None)
     if callable(extra):
         # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
