@@ -71,7 +71,7 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
 _COMMON_KEYWORDS = frozenset((
     "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
     "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
-    "n_jobs", "power"))
+    "n_jobs", "power", "coef_tol"))
 
 
 def cd_options_requested(options: dict) -> bool:
@@ -191,7 +191,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling=None, power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=None, groups=None, n_jobs=None, **solver_options) -> SolveResult:
+          check_every=None, groups=None, n_jobs=None, coef_tol=None,
+          **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -225,6 +226,9 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     batch_size : τ of τ-nice minibatches (uniform sampling, ESO step sizes)
     tol : stop when the duality gap ≤ ``tol · P(0)`` (without a penalty: the
         optimality violation ``max_j |∇_j P(w)|`` ≤ ``tol · P(0)``)
+    coef_tol : None, or also stop only when the gap guarantees
+        ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞`` through a strong convexity bound
+        (:mod:`cdlearn.solvers.stopping`; the estimators' rule)
     max_epochs : an epoch is as many coordinate steps as the method has coordinates
     seed : int or None; the same seed gives bit-identical results
     callback : ``callback(state) -> bool`` after each check; True stops the run
@@ -272,7 +276,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
             max_epochs=max_epochs, seed=seed, callback=callback, verbose=verbose,
             fit_intercept=fit_intercept, sample_weight=sample_weight, w0=w0, alpha0=alpha0,
             intercept0=intercept0, dual_step=dual_step, primal_step=primal_step,
-            check_every=check_every, groups=groups, n_jobs=n_jobs, **solver_options)
+            check_every=check_every, groups=groups, n_jobs=n_jobs, coef_tol=coef_tol,
+            **solver_options)
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
                            groups=groups)
@@ -282,6 +287,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     check_choice("dual_step", dual_step, ("exact", "fixed"))
     check_choice("primal_step", primal_step, ("newton", "lipschitz"))
     tol = check_positive("tol", tol)
+    if coef_tol is not None:
+        coef_tol = check_positive("coef_tol", coef_tol)
     max_epochs = _check_int("max_epochs", max_epochs)
     batch_size = _check_int("batch_size", batch_size)
     if check_every is not None:
@@ -334,7 +341,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         )
     state = spec.build(problem, **options, **solver_options)
     result = run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
-                 verbose=verbose, check_every=check_every)
+                 verbose=verbose, check_every=check_every, coef_tol=coef_tol)
     result.info["reason"] = reason
     return result
 
