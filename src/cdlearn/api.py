@@ -75,7 +75,7 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
 _COMMON_KEYWORDS = frozenset((
     "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
     "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
-    "n_jobs", "power"))
+    "n_jobs", "power", "coef_tol"))
 
 
 def cd_options_requested(options: dict) -> bool:
@@ -195,7 +195,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling=None, power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=None, groups=None, n_jobs=None, **solver_options) -> SolveResult:
+          check_every=None, groups=None, n_jobs=None, coef_tol=None,
+          **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -229,6 +230,9 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     batch_size : τ of τ-nice minibatches (uniform sampling, ESO step sizes)
     tol : stop when the duality gap ≤ ``tol · P(0)`` (without a penalty: the
         optimality violation ``max_j |∇_j P(w)|`` ≤ ``tol · P(0)``)
+    coef_tol : None, or also stop only when the gap guarantees
+        ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞`` through a strong convexity bound
+        (:mod:`cdlearn.solvers.stopping`; the estimators' rule)
     max_epochs : an epoch is as many coordinate steps as the method has coordinates
     seed : int or None; the same seed gives bit-identical results
     callback : ``callback(state) -> bool`` after each check; True stops the run
@@ -266,7 +270,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
                                   batch_size=batch_size, seed=seed, dual_step=dual_step,
                                   primal_step=primal_step)
     stopping = check_stopping(tol=tol, max_epochs=max_epochs, check_every=check_every,
-                              callback=callback)
+                              callback=callback, coef_tol=coef_tol)
     # choose
     solver, reason = choose_solver(problem, solver, cd_options_requested(
         dict(solver_options, **method, alpha0=alpha0)))
@@ -297,15 +301,18 @@ def check_method_options(*, solver, sampling, power, batch_size, seed, dual_step
                 seed=seed, dual_step=dual_step, primal_step=primal_step)
 
 
-def check_stopping(*, tol, max_epochs, check_every, callback) -> dict:
+def check_stopping(*, tol, max_epochs, check_every, callback, coef_tol=None) -> dict:
     """The stopping options of :func:`solve`, checked, as keywords of :func:`run`."""
     tol = check_positive("tol", tol)
+    if coef_tol is not None:
+        coef_tol = check_positive("coef_tol", coef_tol)
     max_epochs = _check_int("max_epochs", max_epochs)
     if check_every is not None:
         check_every = _check_int("check_every", check_every)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
-    return dict(tol=tol, max_epochs=max_epochs, check_every=check_every, callback=callback)
+    return dict(tol=tol, max_epochs=max_epochs, check_every=check_every, callback=callback,
+                coef_tol=coef_tol)
 
 
 def choose_solver(problem: Problem, solver: str, cd_options: bool = False) -> tuple[str, str]:

@@ -425,6 +425,14 @@ def loss_derivatives(code, z, y, out):
 
 
 @njit(cache=True)
+def weighted_second_derivatives(code, z, y, sw, out):
+    """out_i = s_i φ''(z_i, y_i): the curvature weights of the Hessian ``XᵀDX/n``."""
+    for i in range(z.shape[0]):
+        out[i] = sw[i] * loss_second_derivative(code, z[i], y[i])
+    return out
+
+
+@njit(cache=True)
 def weighted_fenchel_young_sum(code, z, alpha, y, sw):
     """Σ_i s_i [φ(z_i) + φ*(-a_i) + a_i z_i] with a_i = α_i / s_i (``inf`` if infeasible)."""
     total = 0.0

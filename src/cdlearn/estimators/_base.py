@@ -25,6 +25,9 @@ from ..multiclass import prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
 
 ACCEPT_SPARSE = ("csr", "csc")
+#: an estimator's ``tol`` ε stops a fit when the duality gap is ≤ GAP_TOL_RATIO·ε·P(0)
+#: and bounds the coefficients' error to ε·‖coef_‖∞ (``coef_tol``, :mod:`cdlearn.solvers.stopping`)
+GAP_TOL_RATIO = 1e-2
 DTYPES = (np.float64, np.float32)
 
 
@@ -64,9 +67,10 @@ class CDEstimatorBase(BaseEstimator):
     """Parameters and helpers common to the cdlearn estimators (not public)."""
 
     def _solve_options(self) -> dict:
-        return dict(sampling=self.sampling, batch_size=self.batch_size, tol=self.tol,
-                    max_epochs=self.max_iter, seed=seed_from(self.random_state),
-                    verbose=bool(self.verbose))
+        tol = check_positive("tol", self.tol)
+        return dict(sampling=self.sampling, batch_size=self.batch_size,
+                    tol=GAP_TOL_RATIO * tol, coef_tol=tol, max_epochs=self.max_iter,
+                    seed=seed_from(self.random_state), verbose=bool(self.verbose))
 
     def _warm_list(self, n_problems: int, n_features: int):
         """Previous solutions as warm starts (None when not warm starting)."""

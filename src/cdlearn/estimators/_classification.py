@@ -106,8 +106,13 @@ _COMMON_PARAMS = """
         Fit an unpenalised intercept (unlike liblinear, whose bias is penalised).
     class_weight : dict, "balanced" or None, default=None
         Multiplies the sample weights ``s_i`` by the weight of each sample's class.
-    tol : float, default=1e-6
-        Stop when the duality gap is ≤ ``tol · P(0)`` (cdlearn's objective).
+    tol : float, default=1e-4
+        Relative accuracy of ``coef_``: stop when the duality gap is ≤
+        ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
+        ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
+        ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
+        support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
+        first warns (``ConvergenceWarning``).
     max_iter : int, default=1000
         Maximum number of epochs per binary problem.
     warm_start : bool, default=False
@@ -178,7 +183,7 @@ class LogisticRegression(_CDClassifier):
     """ + _COMMON_PARAMS
 
     def __init__(self, penalty="l2", *, C=1.0, l1_ratio=0.5, fit_intercept=True,
-                 class_weight=None, tol=1e-6, max_iter=1000, warm_start=False,
+                 class_weight=None, tol=1e-4, max_iter=1000, warm_start=False,
                  random_state=None, n_jobs=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.penalty = penalty
@@ -233,7 +238,7 @@ class LinearSVC(_CDClassifier):
     """ + _COMMON_PARAMS
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
-                 class_weight=None, tol=1e-6, max_iter=1000, warm_start=False,
+                 class_weight=None, tol=1e-4, max_iter=1000, warm_start=False,
                  random_state=None, n_jobs=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.penalty = penalty

@@ -89,7 +89,7 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
     """
 
     def __init__(self, *, alphas=None, n_alphas=100, eps=1e-3, cv=5, n_jobs=None,
-                 fit_intercept=True, tol=1e-6, max_iter=1000, random_state=None,
+                 fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
                  solver="auto", sampling=None, batch_size=1, verbose=0):
         self.alphas = alphas
         self.n_alphas = n_alphas
@@ -218,7 +218,7 @@ class LogisticRegressionCV(_CDClassifier):
     """
 
     def __init__(self, *, Cs=10, cv=5, penalty="l2", l1_ratio=0.5, scoring=None,
-                 fit_intercept=True, class_weight=None, tol=1e-6, max_iter=1000, n_jobs=None,
+                 fit_intercept=True, class_weight=None, tol=1e-4, max_iter=1000, n_jobs=None,
                  refit=True, random_state=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.Cs = Cs

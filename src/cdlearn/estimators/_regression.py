@@ -80,8 +80,13 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
 _COMMON_PARAMS = """
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (solved exactly, never a penalised column).
-    tol : float, default=1e-6
-        Stop when the duality gap is ≤ ``tol · P(0)`` (cdlearn's objective).
+    tol : float, default=1e-4
+        Relative accuracy of ``coef_``: stop when the duality gap is ≤
+        ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
+        ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
+        ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
+        support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
+        first warns (``ConvergenceWarning``).
     max_iter : int, default=1000
         Maximum number of epochs (``max_epochs`` of :func:`cdlearn.solve`).
     warm_start : bool, default=False
@@ -127,7 +132,7 @@ class Lasso(_CDRegressor):
 
     _normalize_weights = True
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
+    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-4, max_iter=1000,
                  warm_start=False, random_state=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.alpha = alpha
@@ -164,7 +169,7 @@ class ElasticNet(_CDRegressor):
 
     _normalize_weights = True
 
-    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-6,
+    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-4,
                  max_iter=1000, warm_start=False, random_state=None, solver="auto",
                  sampling=None, batch_size=1, verbose=0):
         self.alpha = alpha
@@ -205,7 +210,7 @@ class Ridge(_CDRegressor):
         Regularisation strength (0: no penalty).
     """ + _COMMON_PARAMS
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-6, max_iter=1000,
+    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-4, max_iter=1000,
                  warm_start=False, random_state=None, solver="auto", sampling=None,
                  batch_size=1, verbose=0):
         self.alpha = alpha

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..data import Design
 from ..objectives import primal_value
+from .stopping import CoefficientTarget
 
 TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
 
@@ -234,19 +235,24 @@ def stop_on(event: threading.Event):
 
 
 def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
-        check_every: int | None = None, reference: float | None = None) -> SolveResult:
+        check_every: int | None = None, reference: float | None = None,
+        coef_tol: float | None = None) -> SolveResult:
     """Drive ``state`` to the stopping rule, BLAS on one thread (:func:`single_threaded_blas`)."""
     with single_threaded_blas():
         return _run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
-                    verbose=verbose, check_every=check_every, reference=reference)
+                    verbose=verbose, check_every=check_every, reference=reference,
+                    coef_tol=coef_tol)
 
 
 def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
-         check_every: int | None = None, reference: float | None = None) -> SolveResult:
+         check_every: int | None = None, reference: float | None = None,
+         coef_tol: float | None = None) -> SolveResult:
     """Drive ``state`` until ``gap <= tol * reference`` or ``max_epochs``.
 
     ``reference`` defaults to P(0) (``state.reference()``), the DESIGN.md
-    stopping rule. ``check_every=None`` spaces the gap checks so that their work
+    stopping rule. With ``coef_tol``, the gap must also be below
+    :class:`~cdlearn.solvers.stopping.CoefficientTarget`'s target, which bounds
+    ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞`` (evaluated only once the first test holds). ``check_every=None`` spaces the gap checks so that their work
     (about ``nnz + n + d`` entries) stays below the epochs' entries
     (checks at most every 10 epochs): on cheap epochs a check every epoch would
     double the run time. The spacing is computed from counts, not clocks, so
@@ -266,6 +272,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     if reference is None:
         reference = state.reference()
     threshold = tol * reference
+    target = None if coef_tol is None else CoefficientTarget(state.problem, coef_tol, reference)
+    limit = threshold  # the gap that stops: min(threshold, the coefficient target)
     trace = Trace()
     bar = _progress_bar(verbose, max_epochs, solver)
     t_start = time.perf_counter()
@@ -279,8 +287,10 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     best = (primal, dual, gap, state.snapshot())
     trace.append(0, 0.0, 0.0, primal, _num(dual), gap, state.nnz_w(), state.active())
     if gap <= threshold:
-        converged = True
-        message = "converged at the initial point"
+        limit = _limit(state, target, threshold)
+        if gap <= limit:
+            converged = True
+            message = "converged at the initial point"
     next_check = 1
     check_work = nnz + state.problem.n_samples + state.problem.n_features
     predict = check_every is None and getattr(state, "predict_checks", False)
@@ -301,7 +311,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             primal, dual, gap = state.certificate()
             interval = check_every or _adaptive_interval(check_work, entries)
             if predict:
-                interval = _predicted_interval(interval, last, epoch, gap, threshold)
+                interval = _predicted_interval(interval, last, epoch, gap, limit)
                 last = (epoch, gap)
             next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
@@ -314,8 +324,10 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 bar.update(epoch - bar.n)
                 bar.set_postfix(gap=f"{gap:.2e}", primal=f"{primal:.8g}", refresh=False)
             if gap <= threshold:
+                limit = _limit(state, target, threshold)
+            if gap <= limit:
                 converged = True
-                message = f"duality gap {gap:.3g} <= tol * P(0) = {threshold:.3g}"
+                message = f"duality gap {gap:.3g} <= {_rule(threshold, limit)} = {limit:.3g}"
                 break
             if callback is not None and callback(CallbackState(
                 epoch, passes, seconds, primal, dual, gap, state.w, state.alpha,
@@ -341,8 +353,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         state.restore(snap)
         if not message:
             message = (
-                f"max_epochs={max_epochs} reached with gap {gap:.3g} > tol * P(0) = "
-                f"{threshold:.3g}"
+                f"max_epochs={max_epochs} reached with gap {gap:.3g} > "
+                f"{_rule(threshold, limit)} = {limit:.3g}"
             )
             warnings.warn(
                 f"{solver}: {message}; increase max_epochs or tol", convergence_warning(),
@@ -362,6 +374,19 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
         result.info.update(extra())
     return result
+
+
+def _limit(state, target, threshold: float) -> float:
+    """The gap that stops the run: ``threshold``, lowered to the coefficient target."""
+    if target is None:
+        return threshold
+    w, _, b = state.iterate()
+    t = target.gap_target(w, float(b))
+    return threshold if t is None else min(threshold, t)
+
+
+def _rule(threshold: float, limit: float) -> str:
+    return "tol * P(0)" if limit >= threshold else "the coef_tol target"
 
 
 def _predicted_interval(interval: int, last, epoch: int, gap: float, threshold: float) -> int:
