@@ -418,3 +418,18 @@ def test_no_penalty_maps_to_none():
     ours = Ridge(alpha=0.0, tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
     ref = sk.LinearRegression().fit(X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- issue 18
+def test_warm_start_from_user_coef_without_intercept():
+    """A coef_ set by hand (no intercept_) warm-starts the fit, as scikit-learn's Lasso."""
+    X, y, _ = _weighted_problem(False, seed=2, n=100, d=10)
+    alpha = 0.05
+    ref = sk.Lasso(alpha=alpha, tol=1e-14, max_iter=100_000).fit(X, y)
+    m = Lasso(alpha=alpha, warm_start=True, tol=1e-12, max_iter=100_000, random_state=0)
+    m.coef_ = ref.coef_.copy()  # no intercept_: used to raise AttributeError
+    m.fit(X, y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-7)
+    cold = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
+    assert m.n_iter_ < cold.n_iter_
