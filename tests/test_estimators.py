@@ -433,3 +433,33 @@ def test_warm_start_from_user_coef_without_intercept():
     np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-7)
     cold = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
     assert m.n_iter_ < cold.n_iter_
+
+
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "neg_brier_score", "accuracy"])
+def test_logistic_cv_fold_missing_a_class(scoring):
+    """A test fold with one class is scored against all classes (crashed with log loss)."""
+    from sklearn.metrics import get_scorer
+    from sklearn.model_selection import KFold
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 4)
+    y = np.r_[np.zeros(10, int), np.tile([0, 1], 10)]  # KFold(3): first test fold all 0
+    folds = list(KFold(3).split(X))
+    kw = dict(Cs=[0.1, 1.0], cv=folds, scoring=scoring, tol=1e-12, max_iter=10_000,
+              random_state=0)
+    m = LogisticRegressionCV(**kw).fit(X, y)
+    for i, (train, test) in enumerate(folds):
+        for j, C in enumerate([0.1, 1.0]):
+            ref = sk.LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(X[train],
+                                                                             y[train])
+            expected = (get_scorer(scoring)(ref, X[test], y[test]) if scoring == "accuracy"
+                        else -_prob_metric(scoring, y[test], ref.predict_proba(X[test])))
+            np.testing.assert_allclose(m.scores_[i, j], expected, rtol=1e-6)
+
+
+def _prob_metric(scoring, y, proba):
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    if scoring == "neg_log_loss":
+        return log_loss(y, proba, labels=[0, 1])
+    return brier_score_loss(y, proba[:, 1], pos_label=1, labels=[0, 1])
