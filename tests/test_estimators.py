@@ -418,3 +418,48 @@ def test_no_penalty_maps_to_none():
     ours = Ridge(alpha=0.0, tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
     ref = sk.LinearRegression().fit(X, y)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
+
+
+# --------------------------------------------------------------------------- issue 18
+def test_warm_start_from_user_coef_without_intercept():
+    """A coef_ set by hand (no intercept_) warm-starts the fit, as scikit-learn's Lasso."""
+    X, y, _ = _weighted_problem(False, seed=2, n=100, d=10)
+    alpha = 0.05
+    ref = sk.Lasso(alpha=alpha, tol=1e-14, max_iter=100_000).fit(X, y)
+    m = Lasso(alpha=alpha, warm_start=True, tol=1e-12, max_iter=100_000, random_state=0)
+    m.coef_ = ref.coef_.copy()  # no intercept_: used to raise AttributeError
+    m.fit(X, y)
+    np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-7)
+    np.testing.assert_allclose(m.intercept_, ref.intercept_, atol=1e-7)
+    cold = Lasso(alpha=alpha, tol=1e-12, max_iter=100_000, random_state=0).fit(X, y)
+    assert m.n_iter_ < cold.n_iter_
+
+
+@pytest.mark.parametrize("scoring", ["neg_log_loss", "neg_brier_score", "accuracy"])
+def test_logistic_cv_fold_missing_a_class(scoring):
+    """A test fold with one class is scored against all classes (crashed with log loss)."""
+    from sklearn.metrics import get_scorer
+    from sklearn.model_selection import KFold
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(30, 4)
+    y = np.r_[np.zeros(10, int), np.tile([0, 1], 10)]  # KFold(3): first test fold all 0
+    folds = list(KFold(3).split(X))
+    kw = dict(Cs=[0.1, 1.0], cv=folds, scoring=scoring, tol=1e-12, max_iter=10_000,
+              random_state=0)
+    m = LogisticRegressionCV(**kw).fit(X, y)
+    for i, (train, test) in enumerate(folds):
+        for j, C in enumerate([0.1, 1.0]):
+            ref = sk.LogisticRegression(C=C, tol=1e-12, max_iter=10_000).fit(X[train],
+                                                                             y[train])
+            expected = (get_scorer(scoring)(ref, X[test], y[test]) if scoring == "accuracy"
+                        else -_prob_metric(scoring, y[test], ref.predict_proba(X[test])))
+            np.testing.assert_allclose(m.scores_[i, j], expected, rtol=1e-6)
+
+
+def _prob_metric(scoring, y, proba):
+    from sklearn.metrics import brier_score_loss, log_loss
+
+    if scoring == "neg_log_loss":
+        return log_loss(y, proba, labels=[0, 1])
+    return brier_score_loss(y, proba[:, 1], pos_label=1, labels=[0, 1])

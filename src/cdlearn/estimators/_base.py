@@ -79,10 +79,14 @@ class CDEstimatorBase(BaseEstimator):
         coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
         if coef.shape != (n_problems, n_features):
             return None
-        b = np.broadcast_to(np.asarray(self.intercept_, dtype=np.float64), (n_problems,))
+        # a coef_ set by the user has no intercept_: start the intercept cold, as
+        # scikit-learn does (its intercept is never a warm-start variable)
+        b = getattr(self, "intercept_", None)
+        b = [None] * n_problems if b is None else np.broadcast_to(
+            np.asarray(b, dtype=np.float64), (n_problems,))
         alphas = getattr(self, "_dual_alphas", None) or [None] * n_problems
-        return [dict(w=coef[k], intercept=float(b[k]), alpha=alphas[k])
-                for k in range(n_problems)]
+        return [dict(w=coef[k], intercept=None if b[k] is None else float(b[k]),
+                     alpha=alphas[k]) for k in range(n_problems)]
 
     def _store_results(self, results, method):
         self._dual_alphas = [None if r.alpha is None else r.alpha for r in results]

@@ -8,12 +8,13 @@ best parameter is refitted on the full data.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 
 import numpy as np
 from joblib import Parallel, delayed
 from sklearn.base import RegressorMixin
-from sklearn.metrics import get_scorer
+from sklearn.metrics import get_scorer, make_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
@@ -148,6 +149,25 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
         return self._linear_scores(X)
 
 
+def _fold_scorer(scoring, classes):
+    """The scorer of a test fold, told every class of the full data.
+
+    A test fold can lack a class; metrics that infer the classes from ``y_true``
+    (log loss, Brier score) would then fail or misalign the probability columns.
+    A scorer whose metric takes ``labels`` gets ``labels=classes`` (unless the
+    user set it), as scikit-learn's LogisticRegressionCV does.
+    """
+    scorer = get_scorer("accuracy" if scoring is None else scoring)
+    func = getattr(scorer, "_score_func", None)
+    if func is None or "labels" not in inspect.signature(func).parameters:
+        return scorer
+    kwargs = {"labels": classes, **getattr(scorer, "_kwargs", {})}
+    if len(classes) == 2 and "pos_label" in inspect.signature(func).parameters:
+        kwargs.setdefault("pos_label", classes[-1])
+    return make_scorer(func, greater_is_better=scorer._sign == 1,
+                       response_method=scorer._response_method, **kwargs)
+
+
 def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_intercept,
                    options, scoring, score_weight):
     X_tr, X_te = X[train], X[test]
@@ -172,7 +192,7 @@ def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_in
         n_iter[order, j] = res.n_epochs
     est = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio)
     est.classes_, est.n_features_in_ = classes, d
-    scorer = get_scorer("accuracy" if scoring is None else scoring)
+    scorer = _fold_scorer(scoring, classes)
     scores = np.zeros(len(Cs))
     for i in range(len(Cs)):
         est.coef_, est.intercept_ = coefs[i], intercepts[i]
