@@ -34,13 +34,16 @@ def _check_int(name, value, *, low=1):
 
 
 def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
-                 sample_weight=None, groups=None) -> Problem:
+                 sample_weight=None, groups=None, positive=False) -> Problem:
     """Validate the data and the objective's parameters into a :class:`Problem`.
 
     ``groups`` (penalty="group_l2" only): a list of disjoint index arrays covering
     all features, a vector of per-feature group labels, or a
     :class:`cdlearn.penalties_group.Groups` (custom weights); weights default to √|g|.
+    ``positive``: add the constraint w ≥ 0 (separable penalties only).
     """
+    if not isinstance(positive, bool | np.bool_):
+        raise TypeError(f"positive must be a bool, got {type(positive).__name__}")
     check_choice("loss", loss, LOSS_CODES)
     check_choice("penalty", penalty, PENALTIES)
     if penalty == "none":
@@ -63,15 +66,17 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
     elif groups is not None:
         raise ValueError(f"groups is only used with penalty='group_l2' (or 'none' for "
                          f"smooth block CD), got penalty={penalty!r}")
+    if positive and groups is not None:
+        raise ValueError("positive=True is not available with groups (block CD)")
     return Problem(design, y, sw, loss, LOSS_CODES[loss], penalty, lam, l1, l2,
-                   bool(fit_intercept), groups)
+                   bool(fit_intercept), groups, bool(positive))
 
 
 #: keywords of ``solve`` that every method takes (the rest are CD-specific)
 _COMMON_KEYWORDS = frozenset((
     "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
     "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
-    "n_jobs", "power"))
+    "n_jobs", "power", "positive"))
 
 
 def cd_options_requested(options: dict) -> bool:
@@ -117,6 +122,8 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
 
     - group penalties: block CD (RCDC);
     - the hinge loss: dual CD (the only method for it);
+    - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
+      the methods whose steps honour w ≥ 0;
     - an l1 part (l1, elastic_net): ``ws-cd``, primal CD on working sets with
       Anderson extrapolation (ahead of celer and skglm on the benchmark's Lasso
       cases, benchmarks/results);
@@ -136,6 +143,10 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
         return "block-cd", "groups without a penalty: smooth block CD (RCDS) over the groups"
     if problem.loss == "hinge":
         return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
+    if problem.positive:
+        if not cd_options and SOLVERS["ws-cd"].supports(problem):
+            return "ws-cd", "positive=True: working-set CD with steps clipped at 0 (ws-cd)"
+        return "primal-cd", "positive=True: primal CD with steps clipped at 0"
     if cd_options:
         if problem.l2 <= 0.0 or problem.l1 > 0.0 and not SOLVERS["dual-cd"].supports(problem):
             return "primal-cd", "CD options given; dual CD does not apply to this penalty"
@@ -191,7 +202,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling=None, power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=None, groups=None, n_jobs=None, **solver_options) -> SolveResult:
+          check_every=None, groups=None, n_jobs=None, positive=False,
+          **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -244,6 +256,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         feature, or a label vector of length n_features (see :func:`make_problem`)
     n_jobs : threads for the one-vs-rest problems of a multiclass ``y`` (None or
         -1: all cores); ignored for a single problem
+    positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
+        minimise ``P(w) + ι(w ≥ 0)``. Coordinate steps are clipped at 0 and the
+        duality gap uses the one-sided conjugate (:mod:`cdlearn.penalties`).
+        Solvers "ws-cd" and "primal-cd" (not with ``sampling="shrinking"``);
+        "auto" picks one of them; other methods raise a ValueError
     **solver_options : options of a specific method (``SOLVERS[name].options``),
         e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
@@ -272,10 +289,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
             max_epochs=max_epochs, seed=seed, callback=callback, verbose=verbose,
             fit_intercept=fit_intercept, sample_weight=sample_weight, w0=w0, alpha0=alpha0,
             intercept0=intercept0, dual_step=dual_step, primal_step=primal_step,
-            check_every=check_every, groups=groups, n_jobs=n_jobs, **solver_options)
+            check_every=check_every, groups=groups, n_jobs=n_jobs, positive=positive,
+            **solver_options)
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
-                           groups=groups)
+                           groups=groups, positive=positive)
     check_choice("solver", solver, ("auto", *SOLVERS))
     if sampling is not None:
         check_choice("sampling", sampling, SAMPLINGS)
@@ -315,6 +333,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     if sampling == "shrinking" and solver != "primal-cd":
         raise ValueError("sampling='shrinking' (q-shrinking) is available for "
                          "solver='primal-cd' only")
+    if sampling == "shrinking" and problem.positive:
+        raise ValueError("sampling='shrinking' does not support positive=True")
     if verbose:
         print(f"cdlearn: solver={solver} ({reason})")
 
