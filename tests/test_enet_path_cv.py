@@ -137,3 +137,14 @@ def test_lasso_cv_is_elastic_net_cv_with_l1_ratio_one():
     np.testing.assert_array_equal(a.mse_path_, b.mse_path_)
     np.testing.assert_array_equal(a.coef_, b.coef_)
     assert a.alpha_ == b.alpha_ and not hasattr(a, "l1_ratio_") and b.l1_ratio_ == 1.0
+
+
+def test_path_with_a_cd_option_resolves_auto_as_solve_does():
+    """A sampling makes "auto" choose primal/dual CD (as in solve); the path used to
+    resolve "auto" without the options, ran ws-cd and raised on sampling="importance"."""
+    X, y = _centred(seed=7)
+    kw = dict(penalty="l1", n_lams=4, eps=1e-2, tol=1e-12, max_epochs=100_000)
+    cd = cdlearn.path(X, y, sampling="importance", **kw)
+    ws = cdlearn.path(X, y, **kw)
+    assert set(cd.solvers) == {"primal-cd"} and set(ws.solvers) == {"ws-cd"}
+    np.testing.assert_allclose(cd.primals, ws.primals, rtol=1e-10)

@@ -249,3 +249,18 @@ def test_positive_lasso_cv_matches_sklearn():
     assert ours.alpha_ == ref.alpha_
     np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
     assert ours.coef_.min() >= 0.0
+
+
+def test_positive_ridge_penalty_routes_to_ws_cd_and_matches_sklearn():
+    import warnings as w
+
+    X, y = _problem(seed=8)
+    ours = ElasticNet(alpha=0.3, l1_ratio=0.0, positive=True, tol=1e-14,
+                      max_iter=100_000).fit(X, y)
+    with w.catch_warnings():
+        w.simplefilter("ignore")  # scikit-learn advises Ridge for l1_ratio=0
+        ref = sk.ElasticNet(alpha=0.3, l1_ratio=0.0, positive=True, tol=1e-15,
+                            max_iter=1_000_000).fit(X, y)
+    assert ours.solver_ == "ws-cd" and ours.coef_.min() >= 0.0
+    assert np.count_nonzero(ours.coef_ == 0.0) > 0  # the constraint is active
+    np.testing.assert_allclose(ours.coef_, ref.coef_, atol=1e-6)
