@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+import cdlearn
 from cdlearn.estimators import GroupLasso
 from cdlearn.estimators._group import contiguous_groups
 
@@ -121,6 +122,7 @@ def test_group_lasso_default_weights_are_one_and_singletons_give_the_lasso():
     gl = GroupLasso(groups=1, alpha=0.05, tol=1e-14, max_iter=100_000).fit(X, y)
     ref = Lasso(alpha=0.05, tol=1e-15, max_iter=1_000_000).fit(X, y)
     np.testing.assert_allclose(gl.coef_, ref.coef_, atol=1e-7)
+    assert cdlearn.GroupLasso is GroupLasso and cdlearn.ElasticNetCV.__name__ == "ElasticNetCV"
 
 
 def test_group_lasso_warm_start_and_multi_target():

@@ -51,10 +51,11 @@ class GroupLasso(_CDRegressor):
 
     Parameters
     ----------
-    groups : int, list of ints or list of lists of ints
+    groups : int, list of ints or list of lists of ints, default=1
         An int: contiguous groups of that size; a list of ints: contiguous groups
         of those sizes; a list of index lists: the groups (disjoint, covering
-        every feature).
+        every feature). The default 1 (every feature its own group) is the Lasso
+        with ``weights=None``; skglm has no default.
     alpha : float, default=1.0
         Regularisation strength (0: no penalty, least squares by block CD).
     weights : array-like of shape (n_groups,) or None, default=None
