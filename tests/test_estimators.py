@@ -19,6 +19,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from cdlearn.estimators import (
     ElasticNet,
+    ElasticNetCV,
+    GroupLasso,
     Lasso,
     LassoCV,
     LinearSVC,
@@ -67,6 +69,13 @@ def _expected_failures(estimator):
         # smaller max_iter / grids keep the suite fast (as scikit-learn's own tests do)
         LinearSVC(loss="hinge", max_iter=200),
         LassoCV(cv=3, n_alphas=5, eps=1e-2, max_iter=200),
+        # tol=1e-10: the sample-weight checks compare predictions at rtol=1e-7, which the
+        # refit at the grid's smallest α reaches only well below the default tol (LassoCV
+        # at the default tol is the xfail above; the CV machinery is shared)
+        ElasticNetCV(l1_ratio=[0.5, 1.0], cv=3, alphas=5, eps=1e-2, tol=1e-10),
+        Lasso(positive=True),
+        ElasticNet(positive=True),
+        GroupLasso(groups=1),
         LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200),
     ],
     expected_failed_checks=_expected_failures,

@@ -15,10 +15,10 @@ from .solvers.base import SolveResult, Trace
 __version__ = "0.1.0"
 
 _ESTIMATORS = ("Lasso", "ElasticNet", "Ridge", "LogisticRegression", "LinearSVC", "LassoCV",
-               "LogisticRegressionCV")
-_PATHS = ("path", "lasso_path")
+               "ElasticNetCV", "LogisticRegressionCV", "GroupLasso")
+_PATHS = ("path", "lasso_path", "enet_path")
 
-__all__ = ["solve", "path", "lasso_path", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]
+__all__ = ["solve", "path", "lasso_path", "enet_path", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]
 
 
 def __getattr__(name):

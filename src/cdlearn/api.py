@@ -38,13 +38,16 @@ def _check_int(name, value, *, low=1):
 
 
 def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
-                 sample_weight=None, groups=None) -> Problem:
+                 sample_weight=None, groups=None, positive=False) -> Problem:
     """Validate the data and the objective's parameters into a :class:`Problem`.
 
     ``groups`` (penalty="group_l2" only): a list of disjoint index arrays covering
     all features, a vector of per-feature group labels, or a
     :class:`cdlearn.penalties_group.Groups` (custom weights); weights default to √|g|.
+    ``positive``: add the constraint w ≥ 0 (separable penalties only).
     """
+    if not isinstance(positive, bool | np.bool_):
+        raise TypeError(f"positive must be a bool, got {type(positive).__name__}")
     check_choice("loss", loss, LOSS_CODES)
     check_choice("penalty", penalty, PENALTIES)
     if penalty == "none":
@@ -67,15 +70,17 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
     elif groups is not None:
         raise ValueError(f"groups is only used with penalty='group_l2' (or 'none' for "
                          f"smooth block CD), got penalty={penalty!r}")
+    if positive and groups is not None:
+        raise ValueError("positive=True is not available with groups (block CD)")
     return Problem(design, y, sw, loss, LOSS_CODES[loss], penalty, lam, l1, l2,
-                   bool(fit_intercept), groups)
+                   bool(fit_intercept), groups, bool(positive))
 
 
 #: keywords of ``solve`` that every method takes (the rest are CD-specific)
 _COMMON_KEYWORDS = frozenset((
     "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
     "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
-    "n_jobs", "power", "coef_tol"))
+    "n_jobs", "power", "coef_tol", "positive"))
 
 
 def cd_options_requested(options: dict) -> bool:
@@ -121,6 +126,8 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
 
     - group penalties: block CD (RCDC);
     - the hinge loss: dual CD (the only method for it);
+    - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
+      the methods whose steps honour w ≥ 0;
     - an l1 part (l1, elastic_net): ``ws-cd``, primal CD on working sets with
       Anderson extrapolation (ahead of celer and skglm on the benchmark's Lasso
       cases, benchmarks/results);
@@ -140,6 +147,10 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
         return "block-cd", "groups without a penalty: smooth block CD (RCDS) over the groups"
     if problem.loss == "hinge":
         return "dual-cd", "the hinge loss is not smooth: only dual CD applies"
+    if problem.positive:
+        if not cd_options and SOLVERS["ws-cd"].supports(problem):
+            return "ws-cd", "positive=True: working-set CD with steps clipped at 0 (ws-cd)"
+        return "primal-cd", "positive=True: primal CD with steps clipped at 0"
     if cd_options:
         if problem.l2 <= 0.0 or problem.l1 > 0.0 and not SOLVERS["dual-cd"].supports(problem):
             return "primal-cd", "CD options given; dual CD does not apply to this penalty"
@@ -195,7 +206,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           sampling=None, power=1.0, batch_size=1, tol=1e-6, max_epochs=1000, seed=0,
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
-          check_every=None, groups=None, n_jobs=None, coef_tol=None,
+          check_every=None, groups=None, n_jobs=None, coef_tol=None, positive=False,
           **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
@@ -252,6 +263,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         feature, or a label vector of length n_features (see :func:`make_problem`)
     n_jobs : threads for the one-vs-rest problems of a multiclass ``y`` (None or
         -1: all cores; :func:`cdlearn.solve`); ignored for a single problem
+    positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
+        minimise ``P(w) + ι(w ≥ 0)``. Coordinate steps are clipped at 0 and the
+        duality gap uses the one-sided conjugate (:mod:`cdlearn.penalties`).
+        Solvers "ws-cd" and "primal-cd" (not with ``sampling="shrinking"``);
+        "auto" picks one of them; other methods raise a ValueError
     **solver_options : options of a specific method (``SOLVERS[name].options``),
         e.g. the selection rule of greedy CD; unknown names raise a TypeError
 
@@ -265,7 +281,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     # validate
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
-                           groups=groups)
+                           groups=groups, positive=positive)
     method = check_method_options(solver=solver, sampling=sampling, power=power,
                                   batch_size=batch_size, seed=seed, dual_step=dual_step,
                                   primal_step=primal_step)
@@ -348,6 +364,8 @@ def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, s
     if sampling == "shrinking" and solver != "primal-cd":
         raise ValueError("sampling='shrinking' (q-shrinking) is available for "
                          "solver='primal-cd' only")
+    if sampling == "shrinking" and problem.positive:
+        raise ValueError("sampling='shrinking' does not support positive=True")
     if primal:
         start = dict(power=power, w0=_primal_start(w0, problem), step=primal_step)
     else:

@@ -277,7 +277,7 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
         problem = make_problem(design, targets[0], loss=loss, penalty=kw.get("penalty", "l2"),
                                lam=kw.get("lam"), l1_ratio=kw.get("l1_ratio", 0.5),
                                fit_intercept=kw.get("fit_intercept", False), sample_weight=sw,
-                               groups=kw.get("groups"))
+                               groups=kw.get("groups"), positive=kw.get("positive", False))
         solver, reason = auto_solver(problem,
                                      cd_options=cd_options_requested(dict(kw, alpha0=alpha0)))
     prebuild(design, solver)

@@ -30,24 +30,25 @@ from .penalties import (
 )
 
 
-def primal_value(loss_code, z, y, sw, w, l1, l2) -> float:
-    """P at margins ``z = Xw + b``."""
-    return weighted_loss_sum(loss_code, z, y, sw) / z.shape[0] + penalty_value(w, l1, l2)
+def primal_value(loss_code, z, y, sw, w, l1, l2, positive=False) -> float:
+    """P at margins ``z = Xw + b`` (``positive``: with the constraint w ≥ 0)."""
+    return (weighted_loss_sum(loss_code, z, y, sw) / z.shape[0]
+            + penalty_value(w, l1, l2, positive))
 
 
-def dual_value(loss_code, alpha, y, sw, u, l1, l2, intercept=0.0) -> float:
+def dual_value(loss_code, alpha, y, sw, u, l1, l2, intercept=0.0, positive=False) -> float:
     """D(α) given ``u = Xᵀα / n`` (``-inf`` outside the dual domain)."""
     n = alpha.shape[0]
     loss_part = weighted_conjugate_sum(loss_code, alpha, y, sw)
     if not math.isfinite(loss_part):
         return -math.inf
-    val = -loss_part / n - penalty_conjugate(u, l1, l2)
+    val = -loss_part / n - penalty_conjugate(u, l1, l2, positive)
     if intercept != 0.0:
         val -= intercept * float(alpha.sum()) / n
     return val
 
 
-def duality_gap(loss_code, z, alpha, y, sw, w, u, l1, l2) -> float:
+def duality_gap(loss_code, z, alpha, y, sw, w, u, l1, l2, positive=False) -> float:
     """P(w, b) - D(α) as a sum of Fenchel–Young gaps (each ≥ 0, computed exactly).
 
     ``z = Xw + b`` and ``u = Xᵀα/n``; equal to ``primal_value - dual_value``
@@ -55,15 +56,16 @@ def duality_gap(loss_code, z, alpha, y, sw, w, u, l1, l2) -> float:
     below the rounding error of ``P`` itself.
     """
     loss_part = weighted_fenchel_young_sum(loss_code, z, alpha, y, sw) / z.shape[0]
-    return loss_part + penalty_fenchel_young(w, u, l1, l2)
+    return loss_part + penalty_fenchel_young(w, u, l1, l2, positive)
 
 
-def primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2) -> tuple[float, float]:
+def primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2,
+                   positive=False) -> tuple[float, float]:
     """``(primal_value(...), duality_gap(...))`` with one pass over the samples."""
     n = z.shape[0]
     loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(loss_code, z, alpha, y, sw)
-    primal = loss_sum / n + penalty_value(w, l1, l2)
-    return primal, fy_sum / n + penalty_fenchel_young(w, u, l1, l2)
+    primal = loss_sum / n + penalty_value(w, l1, l2, positive)
+    return primal, fy_sum / n + penalty_fenchel_young(w, u, l1, l2, positive)
 
 
 def dual_point_from_margins(loss_code, z, y, sw) -> np.ndarray:
@@ -74,27 +76,27 @@ def dual_point_from_margins(loss_code, z, y, sw) -> np.ndarray:
     return out
 
 
-def certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2):
+def certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positive=False):
     """``(P, D, gap)`` for margins ``z = Xw + b`` and ``α`` with ``u = Xᵀα/n``.
 
     α is rescaled into the dual domain for l1 first (``min(1, λ1/‖u‖∞)``, as
-    celer does; the domains of all cdlearn losses are star-shaped around 0, so
+    celer does; one-sided, ``min(1, λ1/max_j u_j)``, with ``positive``; the domains of all cdlearn losses are star-shaped around 0, so
     the shrunk point stays feasible). P and the gap take one pass
     (:func:`primal_and_gap`) and ``D = P - gap``, which is :func:`dual_value`
     with its intercept term (see :func:`duality_gap`): one pass over the
     samples instead of three.
     """
-    scale = dual_feasible_scale(u, l1, l2)
+    scale = dual_feasible_scale(u, l1, l2, positive)
     if scale != 1.0:
         alpha = alpha * scale
         u = u * scale
-    primal, gap = primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2)
+    primal, gap = primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2, positive)
     return primal, primal - gap, gap
 
 
-def certificate_from_margins(design, loss_code, z, y, sw, w, l1, l2):
+def certificate_from_margins(design, loss_code, z, y, sw, w, l1, l2, positive=False):
     """``(P, D, gap)`` of a primal iterate from its margins, with the dual point
     ``α = -sφ'(z)`` (:func:`certificate_from_dual_point`)."""
     alpha = dual_point_from_margins(loss_code, z, y, sw)
     u = design.rmatvec(alpha) / z.shape[0]
-    return certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2)
+    return certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positive)

@@ -16,6 +16,7 @@ gives their starting point. The grid is geometric from ``λ_max`` down to
 from __future__ import annotations
 
 import math
+import numbers
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from .objectives import dual_point_from_margins, primal_value
 from .solvers.base import stop_on
 from .solvers.intercept import optimal_intercept
 
-__all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path"]
+__all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path", "enet_path"]
 
 #: l1 share used for λ_max when the penalty has no l1 part (glmnet's convention).
 L2_RHO = 1e-3
@@ -47,13 +48,15 @@ def _l1_share(penalty: str, l1_ratio: float) -> float:
 
 
 def lambda_max(X, y, *, loss="squared", penalty="l1", l1_ratio=0.5, fit_intercept=False,
-               sample_weight=None) -> float:
+               sample_weight=None, positive=False) -> float:
     """Smallest λ with ``w = 0`` optimal: ``‖Xᵀ s∘φ'(b₀)‖∞ / (n ρ)``.
 
     ``b₀`` is the optimal intercept for ``w = 0`` (0 without intercept), ρ the
     l1 share of the penalty (1 for ``l1``, ``l1_ratio`` for ``elastic_net``,
     10⁻³ for ``l2``, where the value is only a sensible start of a grid).
-    Returns 0 when the gradient at 0 vanishes.
+    With ``positive`` (w ≥ 0) only the largest ``-∇_j f(0)`` counts:
+    ``max(0, max_j (-Xᵀ s∘φ'(b₀))_j) / (n ρ)``. Returns 0 when the gradient
+    at 0 vanishes.
     """
     check_choice("loss", loss, LOSS_CODES)
     check_choice("penalty", penalty, _PATH_PENALTIES)
@@ -66,8 +69,9 @@ def lambda_max(X, y, *, loss="squared", penalty="l1", l1_ratio=0.5, fit_intercep
     if fit_intercept:
         z += optimal_intercept(code, z, y, sw, 0.0)
     alpha = dual_point_from_margins(code, z, y, sw)  # -s φ'(z)
-    grad = design.rmatvec(alpha) / n
-    return float(np.max(np.abs(grad), initial=0.0)) / _l1_share(penalty, l1_ratio)
+    grad = design.rmatvec(alpha) / n  # -∇f(0)
+    top = np.max(grad, initial=0.0) if positive else np.max(np.abs(grad), initial=0.0)
+    return float(top) / _l1_share(penalty, l1_ratio)
 
 
 def lambda_grid(lam_max: float, n_lams: int = 100, eps: float = 1e-3) -> np.ndarray:
@@ -90,9 +94,11 @@ def resolve_solver(design, y, *, solver, loss, penalty, lam, l1_ratio=0.5,
     """The method ``solve(solver=solver, **options, ...)`` runs (see ``auto_solver``)."""
     if solver != "auto":
         return solver
+    options = options or {}
     problem = make_problem(design, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
-                           fit_intercept=fit_intercept, sample_weight=sample_weight)
-    return auto_solver(problem, cd_options=cd_options_requested(options or {}))[0]
+                           fit_intercept=fit_intercept, sample_weight=sample_weight,
+                           positive=options.get("positive", False))
+    return auto_solver(problem, cd_options=cd_options_requested(options))[0]
 
 
 def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, intercept=None,
@@ -185,7 +191,8 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
     sw = check_sample_weight(sample_weight, n)
     if lams is None:
         lam_max = lambda_max(design, y_checked, loss=loss, penalty=penalty, l1_ratio=l1_ratio,
-                             fit_intercept=fit_intercept, sample_weight=sw)
+                             fit_intercept=fit_intercept, sample_weight=sw,
+                             positive=solve_kw.get("positive", False))
         lams = lambda_grid(lam_max, n_lams, eps)
     else:
         lams = np.sort(np.atleast_1d(np.asarray(lams, dtype=np.float64)).ravel())[::-1]
@@ -213,7 +220,8 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
             with stop_on(stop):
                 method = resolve_solver(design, y_checked, solver=solver, loss=loss,
                                         penalty=penalty, lam=lam, l1_ratio=l1_ratio,
-                                        fit_intercept=fit_intercept, sample_weight=sw)
+                                        fit_intercept=fit_intercept, sample_weight=sw,
+                                        options=solve_kw)
                 warm = warm_start_kwargs(design, y_checked, sw, solver=method, loss=loss, w=w,
                                          intercept=b, alpha=alpha)
                 res = solve(design, y_checked, loss=loss, penalty=penalty, lam=float(lam),
@@ -245,13 +253,73 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
                       interrupted=stop.is_set())
 
 
-def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False,
-               **solve_kw):
+def _sklearn_path_kw(solve_kw: dict) -> dict:
+    """scikit-learn's names for the solver's keywords: ``max_iter`` → ``max_epochs``,
+    ``random_state`` (int or None) → ``seed``."""
+    kw = dict(solve_kw)
+    for sk_name, name in (("max_iter", "max_epochs"), ("random_state", "seed")):
+        if sk_name in kw:
+            if name in kw:
+                raise TypeError(f"give {sk_name} or {name}, not both")
+            kw[name] = kw.pop(sk_name)
+    return kw
+
+
+def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_init=None,
+              return_n_iter=False, positive=False, **solve_kw):
+    """The elastic-net path in :func:`sklearn.linear_model.enet_path`'s convention.
+
+    Objective ``(1/2n)‖y - Xw‖² + αρ‖w‖₁ + α(1-ρ)/2 ‖w‖²`` (ρ = ``l1_ratio``; no
+    intercept: centre X and y first, as for scikit-learn), i.e. :func:`path`
+    with ``loss="squared"``, ``λ = α`` and penalty ``"l1"`` (ρ = 1),
+    ``"elastic_net"`` or ``"l2"`` (ρ = 0, which needs an explicit grid).
+
+    Parameters
+    ----------
+    alphas : int, array-like or None
+        The grid (sorted decreasing); an int (scikit-learn ≥ 1.7) or None
+        (then ``n_alphas``) gives a geometric grid from α_max down to ``eps·α_max``.
+    coef_init : (n_features,) start of the first point (``w0``).
+    positive : bool, constrain ``w ≥ 0`` (α_max then from the largest positive
+        correlation, as scikit-learn's).
+    **solve_kw
+        :func:`cdlearn.solve`'s keywords (``tol``, ``max_epochs``, ``solver``,
+        ``sample_weight`` ...); scikit-learn's ``max_iter`` and ``random_state``
+        are accepted for ``max_epochs`` and ``seed``. ``tol`` is cdlearn's
+        (gap ≤ tol·P(0)), not scikit-learn's.
+
+    Returns
+    -------
+    alphas : (n_alphas,) decreasing
+    coefs : (n_features, n_alphas)
+    dual_gaps : (n_alphas,) duality gaps of the objective above
+    n_iters : (n_alphas,) epochs per point, when ``return_n_iter``
+    """
+    if np.ndim(y) != 1:
+        raise ValueError("enet_path supports a 1-d y only (multi-task paths are not offered)")
+    rho = check_positive("l1_ratio", l1_ratio, allow_zero=True)
+    if rho > 1:
+        raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
+    if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
+        n_alphas, alphas = int(alphas), None
+    if alphas is None and rho == 0:
+        raise ValueError("l1_ratio=0 has no α_max: give the grid as an array (alphas=[...])")
+    penalty = "l1" if rho == 1 else ("l2" if rho == 0 else "elastic_net")
+    res = path(X, y, loss="squared", penalty=penalty, lams=alphas, n_lams=n_alphas, eps=eps,
+               l1_ratio=rho, fit_intercept=False, w0=coef_init, positive=positive,
+               **_sklearn_path_kw(solve_kw))
+    out = (res.lams, res.coefs.T.copy(), res.gaps)
+    return (*out, res.n_epochs) if return_n_iter else out
+
+
+def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, coef_init=None,
+               return_n_iter=False, positive=False, **solve_kw):
     """The Lasso path in :func:`sklearn.linear_model.lasso_path`'s convention.
 
     Objective ``(1/2n)‖y - Xw‖² + α‖w‖₁`` (no intercept: centre X and y first, as
-    for scikit-learn), i.e. :func:`path` with ``loss="squared"``,
-    ``penalty="l1"`` and ``λ = α``.
+    for scikit-learn), i.e. :func:`enet_path` with ``l1_ratio=1`` (:func:`path`
+    with ``loss="squared"``, ``penalty="l1"`` and ``λ = α``); the same
+    parameters.
 
     Returns
     -------
@@ -260,9 +328,6 @@ def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, return_n_iter=False
     dual_gaps : (n_alphas,) duality gaps of the 1/(2n)-scaled objective
     n_iters : (n_alphas,) epochs per point, when ``return_n_iter``
     """
-    if np.ndim(y) != 1:
-        raise ValueError("lasso_path supports a 1-d y only")
-    res = path(X, y, loss="squared", penalty="l1", lams=alphas, n_lams=n_alphas, eps=eps,
-               fit_intercept=False, **solve_kw)
-    out = (res.lams, res.coefs.T.copy(), res.gaps)
-    return (*out, res.n_epochs) if return_n_iter else out
+    return enet_path(X, y, l1_ratio=1.0, eps=eps, n_alphas=n_alphas, alphas=alphas,
+                     coef_init=coef_init, return_n_iter=return_n_iter, positive=positive,
+                     **solve_kw)

@@ -14,6 +14,10 @@ penalty          λ g(w)                          (λ1, λ2)
 ===============  ==============================  ================
 
 so kernels take two floats, not a penalty object, and one prox serves all.
+``positive=True`` adds the constraint ``w ≥ 0`` (the indicator ι(w ≥ 0), as
+scikit-learn's ``positive``): the prox is clipped at 0, the conjugate becomes
+one-sided, ``Σ_j (u_j - λ1)₊² / (2λ2)`` (for λ2 = 0 the indicator of
+``max_j u_j ≤ λ1``), and so does the celer rescaling of the dual point.
 Block penalties (group lasso, ``group_l2``) live in :mod:`cdlearn.penalties_group`.
 """
 
@@ -54,46 +58,63 @@ def soft_threshold(x, t):
 
 
 @njit(cache=True)
-def coordinate_prox_step(w_j, grad_j, lips_j, l1, l2):
-    """argmin_t ``grad_j (t - w_j) + L/2 (t - w_j)² + l1|t| + l2/2 t²``.
+def coordinate_prox_step(w_j, grad_j, lips_j, l1, l2, positive=False):
+    """argmin_t ``grad_j (t - w_j) + L/2 (t - w_j)² + l1|t| + l2/2 t²`` (over t ≥ 0 if
+    ``positive``: the soft-threshold clipped at 0).
 
     The proximal coordinate step of NSync (face-off Algorithm 1 for l2) and of
     RCDC for composite objectives (RCDC paper, Algorithm 2 / 4 for l1).
     """
-    return soft_threshold(lips_j * w_j - grad_j, l1) / (lips_j + l2)
+    t = soft_threshold(lips_j * w_j - grad_j, l1) / (lips_j + l2)
+    if positive and t < 0.0:
+        return 0.0
+    return t
 
 
 @njit(cache=True)
-def coordinate_violation(w_j, grad_j, l1, l2):
-    """Distance of ``-grad_j`` to ``∂(l1|w_j| + l2/2 w_j²)``: 0 iff coordinate j is optimal."""
+def coordinate_violation(w_j, grad_j, l1, l2, positive=False):
+    """Distance of ``-grad_j`` to ``∂(l1|w_j| + l2/2 w_j² [+ ι(w_j ≥ 0)])``: 0 iff
+    coordinate j is optimal (at ``w_j = 0`` with ``positive`` the subdifferential
+    is ``(-∞, l1]``)."""
     g = grad_j + l2 * w_j
     if w_j > 0.0:
         return abs(g + l1)
     if w_j < 0.0:
         return abs(g - l1)
+    if positive:
+        return max(-g - l1, 0.0)
     return max(abs(g) - l1, 0.0)
 
 
 @njit(cache=True)
-def coordinate_violations(w, grad, l1, l2):
+def coordinate_violations(w, grad, l1, l2, positive=False):
     """Array of :func:`coordinate_violation` over all coordinates."""
     out = np.empty(w.shape[0])
     for j in range(w.shape[0]):
-        out[j] = coordinate_violation(w[j], grad[j], l1, l2)
+        out[j] = coordinate_violation(w[j], grad[j], l1, l2, positive)
     return out
 
 
-def penalty_value(w: np.ndarray, l1: float, l2: float) -> float:
-    """λ g(w) = λ1‖w‖₁ + λ2/2 ‖w‖²."""
-    return float(_penalty_value(np.asarray(w, dtype=np.float64), float(l1), float(l2)))
+def penalty_value(w: np.ndarray, l1: float, l2: float, positive: bool = False) -> float:
+    """λ g(w) = λ1‖w‖₁ + λ2/2 ‖w‖² (+ ι(w ≥ 0): inf if ``positive`` and some w_j < 0)."""
+    w = np.asarray(w, dtype=np.float64)
+    if positive and w.size and w.min() < 0.0:
+        return math.inf
+    return float(_penalty_value(w, float(l1), float(l2)))
 
 
-def penalty_conjugate(u: np.ndarray, l1: float, l2: float) -> float:
-    """(λg)*(u) = Σ_j (|u_j| - λ1)₊² / (2λ2); for λ2 = 0 the indicator of ‖u‖∞ ≤ λ1."""
-    return float(_penalty_conjugate(np.asarray(u, dtype=np.float64), float(l1), float(l2)))
+def penalty_conjugate(u: np.ndarray, l1: float, l2: float, positive: bool = False) -> float:
+    """(λg)*(u) = Σ_j (|u_j| - λ1)₊² / (2λ2); for λ2 = 0 the indicator of ‖u‖∞ ≤ λ1.
+
+    With ``positive``: ``Σ_j (u_j - λ1)₊² / (2λ2)``, for λ2 = 0 the indicator of
+    ``max_j u_j ≤ λ1`` (``sup_{t ≥ 0} (u - λ1) t - λ2/2 t²`` coordinate-wise).
+    """
+    return float(_penalty_conjugate(np.asarray(u, dtype=np.float64), float(l1), float(l2),
+                                    bool(positive)))
 
 
-def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) -> float:
+def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float,
+                          positive: bool = False) -> float:
     """λg(w) + (λg)*(u) - wᵀu ≥ 0, summed over coordinates without cancellation.
 
     With ``v = soft(u, λ1)``, ``t = u - v`` (``|t| ≤ λ1``) and λ2 > 0 each term
@@ -101,19 +122,25 @@ def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float) ->
     ``λ1|w| - w u``. (Until 2026-11-23 the second term was ``λ1(|w| - w·sign(u))``,
     which is ``λ1|w| - w t`` only where ``|u| > λ1``: elsewhere it dropped
     ``|w|(λ1 - |u|)`` and under-reported the elastic-net gap away from the optimum.)
+    With ``positive`` (w ≥ 0, else inf) and ``v = (u - λ1)₊``, ``s = (λ1 - u)₊``:
+    ``(λ2 w - v)²/(2λ2) + w s``; for λ2 = 0 (``u ≤ λ1``) ``w (λ1 - u)``.
     """
     return float(_penalty_fenchel_young(np.asarray(w, dtype=np.float64),
-                                        np.asarray(u, dtype=np.float64), float(l1), float(l2)))
+                                        np.asarray(u, dtype=np.float64), float(l1), float(l2),
+                                        bool(positive)))
 
 
-def dual_feasible_scale(u: np.ndarray, l1: float, l2: float) -> float:
+def dual_feasible_scale(u: np.ndarray, l1: float, l2: float, positive: bool = False) -> float:
     """Factor ``s ∈ (0, 1]`` making ``s·u`` feasible for (λg)* (celer's rescaling for l1).
 
-    Only the l1 penalty (λ2 = 0) has a bounded dual domain ``‖u‖∞ ≤ λ1``.
+    Only the l1 penalty (λ2 = 0) has a bounded dual domain ``‖u‖∞ ≤ λ1``; with
+    ``positive`` it is one-sided, ``max_j u_j ≤ λ1``, and shrinking u towards 0
+    keeps its negative entries feasible.
     """
     if l2 > 0:
         return 1.0
-    top = float(_max_abs(np.asarray(u, dtype=np.float64)))
+    u = np.asarray(u, dtype=np.float64)
+    top = float(_max_abs(u) if not positive else max(float(u.max(initial=0.0)), 0.0))
     return 1.0 if top <= l1 else l1 / top
 
 
@@ -137,11 +164,11 @@ def _penalty_value(w, l1, l2):
 
 
 @njit(cache=True)
-def _penalty_conjugate(u, l1, l2):
+def _penalty_conjugate(u, l1, l2, positive):
     total = 0.0
     tol = 1e-12 * max(l1, 1.0)
     for j in range(u.shape[0]):
-        e = abs(u[j]) - l1
+        e = (u[j] if positive else abs(u[j])) - l1
         if e > 0.0:
             if l2 > 0:
                 total += e * e
@@ -151,8 +178,10 @@ def _penalty_conjugate(u, l1, l2):
 
 
 @njit(cache=True)
-def _penalty_fenchel_young(w, u, l1, l2):
+def _penalty_fenchel_young(w, u, l1, l2, positive):
     total = 0.0
+    if positive:
+        return _positive_fenchel_young(w, u, l1, l2)
     if l2 > 0:
         sq = 0.0
         lin = 0.0
@@ -177,6 +206,30 @@ def _penalty_fenchel_young(w, u, l1, l2):
             return math.inf
         total += l1 * abs(w[j]) - w[j] * u[j]
     return total
+
+
+@njit(cache=True)
+def _positive_fenchel_young(w, u, l1, l2):
+    sq = 0.0
+    lin = 0.0
+    bound = l1 * (1 + 1e-12) + 1e-300
+    for j in range(w.shape[0]):
+        wj = w[j]
+        if wj < 0.0:
+            return math.inf
+        e = u[j] - l1
+        if e > 0.0:  # v = e, s = 0
+            if l2 > 0:
+                r = l2 * wj - e
+                sq += r * r
+            elif u[j] > bound:
+                return math.inf
+        else:  # v = 0, s = -e
+            if l2 > 0:
+                r = l2 * wj
+                sq += r * r
+            lin += -e * wj
+    return (sq / (2.0 * l2) if l2 > 0 else 0.0) + lin
 
 
 @njit(cache=True)

@@ -5,7 +5,8 @@ each docstring gives the mapping to cdlearn's ``λ``.
 """
 
 from ._classification import LinearSVC, LogisticRegression
-from ._cv import LassoCV, LogisticRegressionCV
+from ._cv import ElasticNetCV, LassoCV, LogisticRegressionCV
+from ._group import GroupLasso
 from ._regression import ElasticNet, Lasso, Ridge
 
 __all__ = [
@@ -15,5 +16,7 @@ __all__ = [
     "LogisticRegression",
     "LinearSVC",
     "LassoCV",
+    "ElasticNetCV",
     "LogisticRegressionCV",
+    "GroupLasso",
 ]

@@ -1,4 +1,4 @@
-"""Cross-validated estimators: LassoCV and LogisticRegressionCV.
+"""Cross-validated estimators: LassoCV, ElasticNetCV and LogisticRegressionCV.
 
 Each fold solves a whole regularisation path with warm starts
 (:func:`cdlearn.paths.path`); folds run in joblib worker processes with
@@ -21,7 +21,7 @@ from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
 from ..paths import lambda_grid, lambda_max, path, reemit
-from ._base import ACCEPT_SPARSE, DTYPES, CDEstimatorBase, check_bool
+from ._base import ACCEPT_SPARSE, DTYPES, CDEstimatorBase, check_bool, check_ratio
 from ._classification import (
     LogisticRegression,
     _CDClassifier,
@@ -29,7 +29,7 @@ from ._classification import (
     class_sample_weight,
     encode_labels,
 )
-from ._regression import Lasso
+from ._regression import ElasticNet, Lasso
 
 
 def _captured_path(X, y, **kw):
@@ -49,22 +49,122 @@ def _captured_path(X, y, **kw):
     return res, [(w.category, str(w.message)) for w in caught]
 
 
-def _lasso_fold(X, y, sw, train, test, lams, fit_intercept, options):
+def _enet_fold(X, y, sw, train, test, penalty, l1_ratio, lams, fit_intercept, options):
     X_tr, X_te = X[train], X[test]
-    sw_tr = sw[train] * (len(train) / sw[train].sum())  # as Lasso.fit does
-    res, caught = _captured_path(X_tr, y[train], loss="squared", penalty="l1", lams=lams,
-                                 fit_intercept=fit_intercept, sample_weight=sw_tr, **options)
+    sw_tr = sw[train] * (len(train) / sw[train].sum())  # as Lasso/ElasticNet.fit do
+    res, caught = _captured_path(X_tr, y[train], loss="squared", penalty=penalty, lams=lams,
+                                 l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                                 sample_weight=sw_tr, **options)
     pred = safe_sparse_dot(X_te, res.coefs.T, dense_output=True) + res.intercepts
     mse = np.average((pred - y[test][:, None]) ** 2, axis=0, weights=sw[test])
     return mse, caught
 
 
-class LassoCV(RegressorMixin, CDEstimatorBase):
+def _enet_penalty(l1_ratio: float) -> str:
+    return "l1" if l1_ratio == 1.0 else ("l2" if l1_ratio == 0.0 else "elastic_net")
+
+
+class _LinearModelCV(RegressorMixin, CDEstimatorBase):
+    """What LassoCV and ElasticNetCV share: grids per l1_ratio, folds × ratios on
+    joblib workers, each fold one warm-started :func:`cdlearn.paths.path`, refit."""
+
+    def _l1_ratios(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _n_alphas(self):
+        """The int grid size, or None when ``alphas`` is an array."""
+        if isinstance(self.alphas, numbers.Integral) and not isinstance(self.alphas, bool):
+            return int(self.alphas)
+        return None
+
+    def _refit_estimator(self, alpha, l1_ratio):
+        raise NotImplementedError
+
+    def _grids(self, X, y, sw, ratios, positive):
+        n_alphas = self._n_alphas()
+        if n_alphas is None:
+            alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
+            if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
+                raise ValueError("alphas must be a positive int or a non-empty array of "
+                                 "finite values > 0")
+            return np.tile(alphas, (len(ratios), 1))
+        if n_alphas < 1:
+            raise ValueError(f"alphas must be a positive int or an array, got {n_alphas}")
+        eps = check_positive("eps", self.eps)
+        design = as_design(X)
+        n = design.n_samples
+        grids = []
+        for rho in ratios:
+            if rho == 0.0:
+                raise ValueError("l1_ratio=0 has no α_max: give the grid as an array "
+                                 "(alphas=[...])")
+            lmax = lambda_max(design, y, loss="squared", penalty=_enet_penalty(rho),
+                              l1_ratio=rho, fit_intercept=self.fit_intercept,
+                              sample_weight=sw * (n / sw.sum()), positive=positive)
+            grids.append(lambda_grid(lmax, n_alphas, eps))
+        return np.vstack(grids)
+
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the (l1_ratio, α) grid, then refit with the best pair."""
+        check_bool("fit_intercept", self.fit_intercept)
+        positive = check_bool("positive", self.positive)
+        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
+                             y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        ratios = self._l1_ratios()
+        grids = self._grids(X, y, sw, ratios, positive)
+        folds = list(check_cv(self.cv).split(X, y))
+        options = self._solve_options()
+        if positive:
+            options["positive"] = True
+        out = Parallel(n_jobs=self.n_jobs)(
+            delayed(_enet_fold)(X, y, sw, train, test, _enet_penalty(rho), rho, grid,
+                                self.fit_intercept, options)
+            for rho, grid in zip(ratios, grids, strict=True) for train, test in folds
+        )
+        for _, caught in out:
+            reemit(caught)
+        mse = np.array([m for m, _ in out]).reshape(len(ratios), len(folds), -1)
+        mean = mse.mean(axis=1)  # (n_ratios, n_alphas)
+        r, a = np.unravel_index(int(np.argmin(mean)), mean.shape)  # first minimum, as sklearn
+        self.mse_path_ = np.squeeze(np.moveaxis(mse, 2, 1))
+        self.alphas_ = grids[0] if len(ratios) == 1 or self._n_alphas() is None else grids
+        self.alpha_ = float(grids[r, a])
+        self.l1_ratio_ = float(ratios[r])
+        model = self._refit_estimator(self.alpha_, self.l1_ratio_).fit(X, y, sample_weight=sw)
+        for name in ("coef_", "intercept_", "n_iter_", "dual_gap_", "solver_", "trace_"):
+            setattr(self, name, getattr(model, name))
+        self._dual_alphas = model._dual_alphas
+        return self
+
+    def predict(self, X):
+        """``X @ coef_ + intercept_``."""
+        return self._linear_scores(X)
+
+
+_CV_PARAMS = """
+    eps : float, default=1e-3
+        ``α_min / α_max`` of an int grid.
+    cv : int, splitter, iterable or None
+        ``KFold(cv)`` for an int (None: 5 folds).
+    n_jobs : int or None, default=None
+        Processes for the (l1_ratio, fold) paths (None: 1, -1: all cores).
+    positive : bool, default=False
+        Constrain the coefficients to ``w ≥ 0`` (grid: ``α_max`` from the largest
+        positive correlation, as scikit-learn's).
+    fit_intercept, tol, max_iter, random_state, solver, sampling, batch_size, verbose
+        As in :class:`Lasso`.
+"""
+
+
+class LassoCV(_LinearModelCV):
     """Lasso with α chosen by cross-validation along a warm-started path.
 
     Objective of each fit: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + α‖w‖₁``, i.e.
     cdlearn's squared loss with ``penalty="l1"`` and ``λ = α`` (sample weights
-    rescaled to sum to n, as :class:`Lasso`).
+    rescaled to sum to n, as :class:`Lasso`). :class:`ElasticNetCV` with
+    ``l1_ratio=1`` (one implementation).
 
     Parameters
     ----------
@@ -73,14 +173,8 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
         ``n_alphas``) values from ``α_max`` (all-zero solution, computed on the
         full data) down to ``eps·α_max``, as scikit-learn's.
     n_alphas : int, default=100
-    eps : float, default=1e-3
-    cv : int, splitter or iterable, default=5
-        ``KFold(cv)`` for an int.
-    n_jobs : int or None, default=None
-        Processes for the folds (None: 1, -1: all cores).
-    fit_intercept, tol, max_iter, random_state, solver, sampling, batch_size, verbose
-        As in :class:`Lasso`.
-
+        Grid size when ``alphas`` is None (scikit-learn ≥ 1.9 spells it ``alphas=int``).
+    """ + _CV_PARAMS + """
     Attributes
     ----------
     alpha_ : float, the chosen α
@@ -91,7 +185,7 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
 
     def __init__(self, *, alphas=None, n_alphas=100, eps=1e-3, cv=5, n_jobs=None,
                  fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
-                 solver="auto", sampling=None, batch_size=1, verbose=0):
+                 solver="auto", sampling=None, batch_size=1, verbose=0, positive=False):
         self.alphas = alphas
         self.n_alphas = n_alphas
         self.eps = eps
@@ -105,48 +199,83 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
         self.sampling = sampling
         self.batch_size = batch_size
         self.verbose = verbose
+        self.positive = positive
+
+    def _l1_ratios(self):
+        return np.ones(1)
+
+    def _n_alphas(self):
+        return int(self.n_alphas) if self.alphas is None else super()._n_alphas()
+
+    def _refit_estimator(self, alpha, l1_ratio):
+        return Lasso(alpha=alpha, fit_intercept=self.fit_intercept, tol=self.tol,
+                     max_iter=self.max_iter, random_state=self.random_state,
+                     solver=self.solver, sampling=self.sampling, batch_size=self.batch_size,
+                     verbose=self.verbose, positive=self.positive)
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the α grid, then refit :class:`Lasso` with the best α."""
-        check_bool("fit_intercept", self.fit_intercept)
-        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
-                             y_numeric=True)
-        y = np.asarray(y, dtype=np.float64)
-        n = X.shape[0]
-        sw = check_sample_weight(sample_weight, n)
-        if self.alphas is None or isinstance(self.alphas, numbers.Integral):
-            n_alphas = self.n_alphas if self.alphas is None else self.alphas
-            design = as_design(X)
-            lmax = lambda_max(design, y, loss="squared", penalty="l1",
-                              fit_intercept=self.fit_intercept, sample_weight=sw * (n / sw.sum()))
-            alphas = lambda_grid(lmax, n_alphas, check_positive("eps", self.eps))
-        else:
-            alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
-            if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
-                raise ValueError("alphas must be a non-empty array of finite values > 0")
-        folds = list(check_cv(self.cv).split(X, y))
-        options = self._solve_options()
-        out = Parallel(n_jobs=self.n_jobs)(
-            delayed(_lasso_fold)(X, y, sw, train, test, alphas, self.fit_intercept, options)
-            for train, test in folds
-        )
-        for _, caught in out:
-            reemit(caught)
-        self.mse_path_ = np.column_stack([mse for mse, _ in out])
-        self.alphas_ = alphas
-        self.alpha_ = float(alphas[int(np.argmin(self.mse_path_.mean(axis=1)))])
-        model = Lasso(alpha=self.alpha_, fit_intercept=self.fit_intercept, tol=self.tol,
-                      max_iter=self.max_iter, random_state=self.random_state,
-                      solver=self.solver, sampling=self.sampling, batch_size=self.batch_size,
-                      verbose=self.verbose).fit(X, y, sample_weight=sw)
-        for name in ("coef_", "intercept_", "n_iter_", "dual_gap_", "solver_", "trace_"):
-            setattr(self, name, getattr(model, name))
-        self._dual_alphas = model._dual_alphas
+        super().fit(X, y, sample_weight=sample_weight)
+        del self.l1_ratio_  # scikit-learn's LassoCV has none
         return self
 
-    def predict(self, X):
-        """``X @ coef_ + intercept_``."""
-        return self._linear_scores(X)
+
+class ElasticNetCV(_LinearModelCV):
+    """Elastic net with (α, l1_ratio) chosen by cross-validation along warm-started paths.
+
+    Objective of each fit: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + αρ‖w‖₁ +
+    α(1-ρ)/2 ‖w‖²`` (:class:`ElasticNet`: ``λ = α``, ``l1_ratio = ρ``, sample
+    weights rescaled to sum to n); scikit-learn 1.9's ``ElasticNetCV`` semantics.
+
+    Parameters
+    ----------
+    l1_ratio : float in [0, 1] or list of floats, default=0.5
+        ρ; with a list every value is cross-validated (with its own grid when
+        ``alphas`` is an int; ρ = 0 needs an explicit grid).
+    alphas : int or array-like, default=100
+        An int means a geometric grid of that many values from ``α_max`` (computed
+        on the full data for each ρ) down to ``eps·α_max``; an array is used for
+        every ρ.
+    """ + _CV_PARAMS + """
+    Attributes
+    ----------
+    alpha_ : float, the chosen α
+    l1_ratio_ : float, the chosen ρ
+    alphas_ : (n_alphas,) or, for an int grid and several ρ, (n_l1_ratio, n_alphas)
+    mse_path_ : (n_l1_ratio, n_alphas, n_folds) test mean squared errors (squeezed)
+    coef_, intercept_, n_iter_, dual_gap_, solver_, trace_ : of the refit
+    """
+
+    def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True,
+                 max_iter=1000, tol=1e-6, cv=None, verbose=0, n_jobs=None, positive=False,
+                 random_state=None, solver="auto", sampling=None, batch_size=1):
+        self.l1_ratio = l1_ratio
+        self.eps = eps
+        self.alphas = alphas
+        self.fit_intercept = fit_intercept
+        self.max_iter = max_iter
+        self.tol = tol
+        self.cv = cv
+        self.verbose = verbose
+        self.n_jobs = n_jobs
+        self.positive = positive
+        self.random_state = random_state
+        self.solver = solver
+        self.sampling = sampling
+        self.batch_size = batch_size
+
+    def _l1_ratios(self):
+        ratios = np.atleast_1d(np.asarray(self.l1_ratio, dtype=np.float64)).ravel()
+        if ratios.size == 0:
+            raise ValueError("l1_ratio must be a float or a non-empty list")
+        return np.array([check_ratio("l1_ratio", float(r)) for r in ratios])
+
+    def _refit_estimator(self, alpha, l1_ratio):
+        return ElasticNet(alpha=alpha, l1_ratio=l1_ratio, fit_intercept=self.fit_intercept,
+                          tol=self.tol, max_iter=self.max_iter,
+                          random_state=self.random_state, solver=self.solver,
+                          sampling=self.sampling, batch_size=self.batch_size,
+                          verbose=self.verbose, positive=self.positive)
 
 
 def _fold_scorer(scoring, classes):

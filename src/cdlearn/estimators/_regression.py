@@ -44,12 +44,15 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
         if self._normalize_weights:
             sw = sw * (n / sw.sum())
         penalty, lam, l1_ratio = self._objective(n)
+        options = self._solve_options()
+        if check_bool("positive", getattr(self, "positive", False)):  # Lasso, ElasticNet
+            options["positive"] = True
         Y = np.asarray(y, dtype=np.float64).reshape(n, -1)
         targets = [np.ascontiguousarray(Y[:, k]) for k in range(Y.shape[1])]
         results, method = run_problems(
             design, targets, [sw] * len(targets), loss="squared", penalty=penalty, lam=lam,
             l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=self.solver,
-            options=self._solve_options(),
+            options=options,
             warm=self._warm_list(len(targets), design.n_features),
         )
         self._store_results(results, method)
@@ -128,14 +131,19 @@ class Lasso(_CDRegressor):
     ----------
     alpha : float, default=1.0
         Regularisation strength (0: no penalty).
+    positive : bool, default=False
+        Constrain the coefficients to ``w ≥ 0`` (solvers "ws-cd", the default
+        under "auto", and "primal-cd"; the duality gap is that of the
+        constrained problem).
     """ + _COMMON_PARAMS
 
     _normalize_weights = True
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-4, max_iter=1000,
                  warm_start=False, random_state=None, solver="auto", sampling=None,
-                 batch_size=1, verbose=0):
+                 batch_size=1, verbose=0, positive=False):
         self.alpha = alpha
+        self.positive = positive
         self.fit_intercept = fit_intercept
         self.tol = tol
         self.max_iter = max_iter
@@ -165,14 +173,17 @@ class ElasticNet(_CDRegressor):
         Regularisation strength (0: no penalty).
     l1_ratio : float in [0, 1], default=0.5
         ρ, the l1 share of the penalty.
+    positive : bool, default=False
+        Constrain the coefficients to ``w ≥ 0`` (as :class:`Lasso`).
     """ + _COMMON_PARAMS
 
     _normalize_weights = True
 
     def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-4,
                  max_iter=1000, warm_start=False, random_state=None, solver="auto",
-                 sampling=None, batch_size=1, verbose=0):
+                 sampling=None, batch_size=1, verbose=0, positive=False):
         self.alpha = alpha
+        self.positive = positive
         self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
         self.tol = tol

@@ -277,7 +277,7 @@ def cd_trace(A, b, lam, residual, *, x0=None, power=0.0, seed=0, epochs=100, per
         _, _, st.counter = primal_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, st.z, st.w, st.lips, p.l1, p.l2,
             p.loss_code, st.mode, st.prob, st.alias, chunk, st.rng, st.counter, 1, st.perm,
-            st.deltas, st._intercept, 0.0, False)
+            st.deltas, st._intercept, 0.0, False, False)
         seconds += time.perf_counter() - t0
         r = residual(st.w)
         rows.append((k * chunk / n, r, st.nnz_w(), seconds, *extra(st.w)))

@@ -139,7 +139,8 @@ def _apply_and_measure(data, indices, indptr, j, z, y, sw, loss_code, inv_n, ste
 
 
 @njit(cache=True)
-def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1, l2):
+def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1, l2,
+                 positive=False):
     """Proximal Newton step on coordinate j with Armijo backtracking, applied in place.
 
     The trial step is applied to the margins while its loss change is summed
@@ -152,7 +153,7 @@ def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1
     entries = nnz
     wj = w[j]
     if h >= 1e-12 * lj:
-        delta = coordinate_prox_step(wj, g, h, l1, l2) - wj
+        delta = coordinate_prox_step(wj, g, h, l1, l2, positive) - wj
         if delta == 0.0:
             return 0.0, entries
         pen_old = l1 * abs(wj) + 0.5 * l2 * wj * wj
@@ -169,7 +170,7 @@ def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1
             slice_axpy(data, indices, indptr, j, -t * delta, z)
             entries += 2 * nnz
             t *= 0.5
-    delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+    delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
     if delta != 0.0:
         w[j] += delta
         slice_axpy(data, indices, indptr, j, delta, z)
@@ -180,9 +181,11 @@ def _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1
 def primal_cd_epoch(
     data, indices, indptr, y, sw, z, w, lips, l1, l2, loss_code,
     mode, prob, alias, n_updates, rng, counter, tau, perm, deltas,
-    intercept, intercept_lips, newton,
+    intercept, intercept_lips, newton, positive,
 ):
     """Run ``n_updates`` coordinate steps (then one intercept step if ``intercept_lips > 0``).
+
+    ``positive``: steps are clipped at 0 (the constraint w ≥ 0).
 
     Returns ``(entries_touched, updates_made, counter)``: entries are the
     nonzeros of every column visited once per coordinate step (the face-off
@@ -206,13 +209,13 @@ def primal_cd_epoch(
                 continue
             if use_newton:
                 delta, visited = _newton_step(data, indices, indptr, j, z, w, y, sw,
-                                              loss_code, inv_n, lj, l1, l2)
+                                              loss_code, inv_n, lj, l1, l2, positive)
                 entries += visited
                 updates += delta != 0.0
                 continue
             entries += indptr[j + 1] - indptr[j]
             g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
-            delta = coordinate_prox_step(w[j], g, lj, l1, l2) - w[j]
+            delta = coordinate_prox_step(w[j], g, lj, l1, l2, positive) - w[j]
             if delta != 0.0:
                 w[j] += delta
                 slice_axpy(data, indices, indptr, j, delta, z)
@@ -229,7 +232,7 @@ def primal_cd_epoch(
                     continue
                 entries += indptr[j + 1] - indptr[j]
                 g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
-                deltas[t] = coordinate_prox_step(w[j], g, lj, l1, l2) - w[j]
+                deltas[t] = coordinate_prox_step(w[j], g, lj, l1, l2, positive) - w[j]
             for t in range(tau):
                 if deltas[t] != 0.0:
                     j = perm[t]
@@ -326,7 +329,7 @@ def _logistic_apply(data, indices, indptr, j, z, y, perr, step):
 
 @njit(cache=True)
 def _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj, cube_j,
-                          l1, l2):
+                          l1, l2, positive=False):
     """Proximal Newton step on coordinate j for the logistic loss; returns (delta, entries).
 
     Armijo test ``ΔP ≤ 0.01 (g δ + Δpen)`` as in :func:`_newton_step`, first on
@@ -346,7 +349,7 @@ def _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj
     step = 0.0
     accepted = False
     if h >= 1e-12 * lj:
-        delta = coordinate_prox_step(wj, g, h, l1, l2) - wj
+        delta = coordinate_prox_step(wj, g, h, l1, l2, positive) - wj
         if delta == 0.0:
             return 0.0, entries
         pen_old = l1 * abs(wj) + 0.5 * l2 * wj * wj
@@ -369,7 +372,7 @@ def _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj
                 break
             t *= 0.5
     if not accepted:
-        step = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+        step = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
     if step != 0.0:
         w[j] = wj + step
         _logistic_apply(data, indices, indptr, j, z, y, perr, step)
@@ -379,7 +382,7 @@ def _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj
 @njit(cache=True, nogil=True)
 def primal_cd_logistic_epoch(
     data, indices, indptr, y, sw, z, perr, w, lips, cube, l1, l2,
-    mode, prob, alias, n_updates, rng, counter, intercept, intercept_lips,
+    mode, prob, alias, n_updates, rng, counter, intercept, intercept_lips, positive,
 ):
     """:func:`primal_cd_epoch` with Newton steps for the logistic loss, serial sampling.
 
@@ -408,7 +411,7 @@ def primal_cd_logistic_epoch(
         if lj == 0.0:
             continue
         delta, visited = _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw,
-                                               inv_n, lj, cube[j], l1, l2)
+                                               inv_n, lj, cube[j], l1, l2, positive)
         entries += visited
         updates += delta != 0.0
     if intercept_lips > 0.0:
@@ -483,7 +486,8 @@ def _residual_gradient(data, indices, indptr, j, r, sw, unit):
 
 
 @njit(cache=True)
-def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n_updates):
+def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n_updates,
+                                 positive):
     """``n_updates`` cyclic steps of :func:`primal_cd_squared_epoch` from column ``j``,
     sparse columns and unit weights; returns ``(entries, updates)``.
 
@@ -511,7 +515,7 @@ def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n
             g += r[u64(indices[k])] * data[k]
         g *= inv_n
         wj = w[jj]
-        delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+        delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
         if delta != 0.0:
             w[jj] = wj + delta
             for k in range(start, end):
@@ -523,7 +527,7 @@ def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n
 @njit(cache=True, nogil=True)
 def primal_cd_squared_epoch(
     data, indices, indptr, sw, unit, r, w, lips, l1, l2,
-    mode, prob, alias, n_updates, rng, counter, intercept, intercept_lips,
+    mode, prob, alias, n_updates, rng, counter, intercept, intercept_lips, positive,
 ):
     """:func:`primal_cd_epoch` for the squared loss, serial sampling (exact coordinate steps).
 
@@ -544,7 +548,8 @@ def primal_cd_squared_epoch(
     cyclic = mode == CYCLIC
     if cyclic and unit and indices.shape[0] > 0:
         entries, updates = _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips,
-                                                        l1, l2, counter % d, n_updates)
+                                                        l1, l2, counter % d, n_updates,
+                                                        positive)
         counter += n_updates
         n_updates = 0  # done: skip the general loop below
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)
@@ -561,7 +566,7 @@ def primal_cd_squared_epoch(
         entries += indptr[j + 1] - indptr[j]
         g = _residual_gradient(data, indices, indptr, j, r, sw, unit) * inv_n
         wj = w[j]
-        delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+        delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
         if delta != 0.0:
             w[j] = wj + delta
             slice_axpy(data, indices, indptr, j, delta, r)

@@ -62,7 +62,7 @@ def _dense_residual_dot(data, start, n, r):
 
 @njit(cache=True)
 def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, unit, inv_n, lj, cube,
-                     l1, l2, loss_code):
+                     l1, l2, loss_code, positive):
     """One coordinate step on j, applied in place; returns ``(delta, entries)``.
 
     For the squared loss ``z`` is the residual ``Xw + b - y`` (see :func:`ws_inner_solve`).
@@ -73,15 +73,16 @@ def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, unit, inv_n, l
         else:
             g = _residual_gradient(data, indices, indptr, j, z, sw, unit) * inv_n
         wj = w[j]
-        delta = coordinate_prox_step(wj, g, lj, l1, l2) - wj
+        delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
         if delta != 0.0:
             w[j] = wj + delta
             slice_axpy(data, indices, indptr, j, delta, z)
         return delta, indptr[j + 1] - indptr[j]
     if loss_code == LOGISTIC:
         return _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj,
-                                     cube[j], l1, l2)
-    return _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1, l2)
+                                     cube[j], l1, l2, positive)
+    return _newton_step(data, indices, indptr, j, z, w, y, sw, loss_code, inv_n, lj, l1, l2,
+                        positive)
 
 
 @njit(cache=True)
@@ -104,7 +105,7 @@ def _intercept_update(z, perr, y, sw, loss_code, inv_n, intercept, intercept_lip
 
 @njit(cache=True)
 def ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit, inv_n, l1, l2,
-                 loss_code, fit_intercept):
+                 loss_code, fit_intercept, positive):
     """max over the working set (and the intercept) of dist(-∇_j f, λ∂g_j(w_j)).
 
     Returns ``(violation, entries)``.
@@ -120,7 +121,7 @@ def ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit, inv_n, l1, 
             g = _logistic_gradient_curvature(data, indices, indptr, j, y, sw, perr)[0] * inv_n
         else:
             g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
-        viol = max(viol, coordinate_violation(w[j], g, l1, l2))
+        viol = max(viol, coordinate_violation(w[j], g, l1, l2, positive))
     if fit_intercept:
         gb = 0.0
         for i in range(z.shape[0]):
@@ -193,12 +194,20 @@ def _store(w_hist, z_hist, b_hist, slot, w, ws, z, b):
 
 @njit(cache=True)
 def _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw, intercept, l1, l2,
-                  loss_code, inv_n, z_buf):
+                  loss_code, inv_n, z_buf, positive):
     """Extrapolate from the k+1 stored iterates (the last one is the current point);
-    keep the extrapolated point if it lowers the objective. Returns True if accepted."""
+    keep the extrapolated point if it lowers the objective (and, with ``positive``,
+    stays in w ≥ 0). Returns True if accepted."""
     c, ok = _anderson_weights(w_hist, k)
     if not ok:
         return False
+    if positive:
+        for t in range(ws.shape[0]):
+            acc = 0.0
+            for r in range(k):
+                acc += c[r] * w_hist[r + 1, t]
+            if acc < 0.0:
+                return False
     n = z.shape[0]
     for i in range(n):
         acc = 0.0
@@ -230,7 +239,7 @@ def _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw, intercept, l
 @njit(cache=True, nogil=True)
 def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cube, l1, l2,
                    loss_code, intercept, intercept_lips, fit_intercept, tol_in, max_epochs,
-                   k, w_hist, z_hist, b_hist, z_buf, check_every):
+                   k, w_hist, z_hist, b_hist, z_buf, check_every, positive):
     """Cyclic CD over the columns ``ws`` until their violation is ≤ ``tol_in``.
 
     For the squared loss, ``z`` holds the residual ``Xw + b - y`` and ``y`` is
@@ -240,7 +249,8 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
     ``k`` = Anderson window (0: none); ``w_hist`` (k+1, |ws|), ``z_hist``
     (k+1, n), ``b_hist`` (k+1,) and ``z_buf`` (n,) are scratch. The violation
     is measured every ``check_every`` epochs (and after the first one); an
-    epoch that moves nothing also ends the solve.
+    epoch that moves nothing also ends the solve. ``positive``: the steps are
+    clipped at 0 and extrapolated points outside w ≥ 0 rejected.
     Returns ``(entries, updates, epochs, anderson_tried, anderson_accepted,
     violation)``; entries count the columns' nonzeros per visit, line-search
     traversals, violation checks, and n per intercept step.
@@ -266,7 +276,8 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
             if lj == 0.0:  # empty column
                 continue
             delta, visited = _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw,
-                                              unit, inv_n, lj, cube, l1, l2, loss_code)
+                                              unit, inv_n, lj, cube, l1, l2, loss_code,
+                                              positive)
             entries += visited
             updates += delta != 0.0
         if intercept_lips > 0.0:
@@ -278,7 +289,7 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
             if filled == k + 1:
                 tried += 1
                 if _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw,
-                                 intercept, l1, l2, loss_code, inv_n, z_buf):
+                                 intercept, l1, l2, loss_code, inv_n, z_buf, positive):
                     accepted += 1
                 # the window restarts from the current (possibly extrapolated) point
                 _store(w_hist, z_hist, b_hist, 0, w, ws, z, intercept[0])
@@ -286,12 +297,12 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
         if updates == before and intercept[0] == b_before:
             # a fixed point in floating point (tol_in below rounding): nothing to gain
             viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
-                                         inv_n, l1, l2, loss_code, fit_intercept)
+                                         inv_n, l1, l2, loss_code, fit_intercept, positive)
             entries += visited
             break
         if epoch == 1 or epoch % check_every == 0:
             viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
-                                         inv_n, l1, l2, loss_code, fit_intercept)
+                                         inv_n, l1, l2, loss_code, fit_intercept, positive)
             entries += visited
             if viol <= tol_in:
                 break

@@ -25,6 +25,8 @@ class SolverSpec:
     note: str = ""
     #: method-specific keyword options that ``cdlearn.solve`` forwards to ``build``
     options: tuple[str, ...] = ()
+    #: whether the method honours ``positive=True`` (the constraint w ≥ 0)
+    positive: bool = False
 
     def supports(self, problem: Problem) -> bool:
         try:
@@ -40,13 +42,18 @@ class SolverSpec:
                 f"solver={self.name!r} does not support loss={problem.loss!r} "
                 f"(supported: {', '.join(self.losses)}){self.note}"
             )
-        if problem.penalty not in self.penalties or (
-            problem.penalty == "elastic_net" and self.name == "dual-cd" and problem.l2 <= 0
-        ):
+        l1_only_enet = (problem.penalty == "elastic_net" and self.name == "dual-cd"
+                        and problem.l2 <= 0)
+        if problem.penalty not in self.penalties or l1_only_enet:
             raise ValueError(
                 f"solver={self.name!r} does not support penalty={problem.penalty!r}"
-                + (" with l1_ratio=1" if problem.penalty == "elastic_net" else "")
+                + (" with l1_ratio=1" if l1_only_enet else "")
                 + f" (supported: {', '.join(self.penalties)}){self.note}"
+            )
+        if problem.positive and not self.positive:
+            raise ValueError(
+                f"solver={self.name!r} does not support positive=True (the constraint "
+                f"w >= 0); use solver='ws-cd' or 'primal-cd'"
             )
 
 
@@ -54,7 +61,7 @@ def _primal_cd(m):
     return SolverSpec(
         "primal-cd", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
         m.PrimalCDState, note="; the hinge loss needs solver='dual-cd'",
-        options=("shrink_q", "shrink_start", "smoothness"),
+        options=("shrink_q", "shrink_start", "smoothness"), positive=True,
     )
 
 
@@ -143,7 +150,7 @@ def _ws_cd(m):
         m.WorkingSetState,
         note="; ws-cd (working sets + Anderson, celer/skglm style) needs a smooth loss "
              "and an l1, elastic_net or l2 penalty",
-        options=m.OPTIONS,
+        options=m.OPTIONS, positive=True,
     )
 
 

@@ -43,6 +43,8 @@ class Problem:
     fit_intercept: bool = False
     #: :class:`cdlearn.penalties_group.Groups` for penalty="group_l2" (None otherwise)
     groups: object = None
+    #: the constraint w ≥ 0 on top of the penalty (scikit-learn's ``positive``)
+    positive: bool = False
 
     @property
     def n_samples(self) -> int:

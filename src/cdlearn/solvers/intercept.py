@@ -105,11 +105,13 @@ def margin_certificate(state):
     :func:`refresh_margins`, plus a work array ``_deriv`` of length n.
     """
     p = state.problem
+    positive = p.positive
     if p.l1 == 0.0 and p.l2 == 0.0:
-        primal = primal_value(p.loss_code, state.z, p.y, p.sample_weight, state.w, 0.0, 0.0)
+        primal = primal_value(p.loss_code, state.z, p.y, p.sample_weight, state.w, 0.0, 0.0,
+                              positive)
         return primal, None, margin_kkt_violation(state)
     return certificate_from_margins(p.design, p.loss_code, state.z, p.y, p.sample_weight,
-                                    state.w, p.l1, p.l2)
+                                    state.w, p.l1, p.l2, positive)
 
 
 def margin_kkt_violation(state) -> float:
@@ -118,4 +120,5 @@ def margin_kkt_violation(state) -> float:
     p = state.problem
     loss_derivatives(p.loss_code, state.z, p.y, state._deriv)
     grad = p.design.rmatvec(state._deriv * p.sample_weight) / p.n_samples
-    return float(np.max(coordinate_violations(state.w, grad, p.l1, p.l2), initial=0.0))
+    return float(np.max(coordinate_violations(state.w, grad, p.l1, p.l2,
+                                              p.positive), initial=0.0))

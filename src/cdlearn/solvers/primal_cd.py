@@ -24,6 +24,8 @@ the local curvature with an Armijo test (see :mod:`cdlearn.kernels.primal_cd`);
 ``step="lipschitz"`` is the paper's fixed ``1/L_j`` step (NSync), which the
 face-off reproductions use. Minibatches (τ > 1) always use the ESO step.
 
+``positive=True`` (the constraint w ≥ 0) clips every step at 0.
+
 The duality-gap certificate uses ``α = -s φ'(Xw + b)`` (rescaled into the dual
 domain for l1). With an intercept, ``b`` is first set to its exact minimiser
 for the current ``w`` (a 1-D Newton solve, O(n)), which makes ``Σα = 0`` and the
@@ -126,6 +128,8 @@ class PrimalCDState(PrimalIterate):
 
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self.w[self.lips == 0] = 0.0  # optimal for empty columns under any penalty
+        if p.positive:  # a warm start projected onto w ≥ 0
+            np.maximum(self.w, 0.0, out=self.w)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
         self.z = p.design.matvec(self.w) + self._intercept[0]
@@ -178,6 +182,7 @@ class PrimalCDState(PrimalIterate):
                 v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.perr, self.w,
                 self.lips, self.cube, p.l1, p.l2, self.mode, self.prob, self.alias,
                 p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
+                p.positive,
             )
             return entries, updates
         if self.fast_squared:
@@ -185,6 +190,7 @@ class PrimalCDState(PrimalIterate):
                 v.data, v.indices, v.indptr, p.sample_weight, self.unit_weights, self.resid,
                 self.w, self.lips, p.l1, p.l2, self.mode, self.prob, self.alias,
                 p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
+                p.positive,
             )
             self._z_from_resid = True
             return entries, updates
@@ -192,7 +198,7 @@ class PrimalCDState(PrimalIterate):
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
             p.l1, p.l2, p.loss_code, self.mode, self.prob, self.alias, p.n_features,
             self.rng, self.counter, self.tau, self.perm, self.deltas,
-            self._intercept, self.intercept_lips, self.newton,
+            self._intercept, self.intercept_lips, self.newton, p.positive,
         )
         return entries, updates
 
