@@ -62,12 +62,13 @@ def _expected_failures(estimator):
         ElasticNet(),
         Ridge(),
         LogisticRegression(),
-        LogisticRegression(penalty="l1"),
+        LogisticRegression(l1_ratio=1.0),
         LinearSVC(),
         # smaller max_iter / grids keep the suite fast (as scikit-learn's own tests do)
         LinearSVC(loss="hinge", max_iter=200),
-        LassoCV(cv=3, n_alphas=5, eps=1e-2, max_iter=200),
-        LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200),
+        LassoCV(cv=3, alphas=5, eps=1e-2, max_iter=200),
+        LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200, l1_ratios=(0.0,),
+                             scoring=None, use_legacy_attributes=False),
     ],
     expected_failed_checks=_expected_failures,
 )
@@ -165,7 +166,7 @@ def test_logistic_l1_objective_a9a(load):
     # liblinear penalises its bias: compare without intercept
     ref = sk.LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", fit_intercept=False,
                                 tol=1e-12, max_iter=100_000).fit(X, y)
-    ours = LogisticRegression(penalty="l1", C=C, fit_intercept=False, tol=1e-10,
+    ours = LogisticRegression(l1_ratio=1.0, C=C, fit_intercept=False, tol=1e-10,
                               max_iter=100_000, random_state=0).fit(X, y)
     assert_objective_close(logistic_objective(X, y, ours.coef_[0], 0.0, C, "l1"),
                            logistic_objective(X, y, ref.coef_[0], 0.0, C, "l1"))
@@ -269,7 +270,7 @@ def test_sample_weight_mapping_matches_sklearn(kind):
             ref = sk.LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear",
                                         fit_intercept=False, tol=1e-12, max_iter=100_000)
             fi = False
-        ours = LogisticRegression(penalty=pen, C=C, fit_intercept=fi, **tight)
+        ours = LogisticRegression(l1_ratio=float(pen == "l1"), C=C, fit_intercept=fi, **tight)
         f = lambda m: logistic_objective(  # noqa: E731
             X, y, m.coef_[0], m.intercept_[0] if fi else 0.0, C, pen, sw)
     else:
@@ -301,8 +302,9 @@ def test_weight_two_equals_duplicating_rows(make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda cv: LassoCV(n_alphas=5, eps=1e-2, cv=cv),
-    lambda cv: LogisticRegressionCV(Cs=[0.1, 1.0, 10.0], cv=cv, scoring="neg_log_loss"),
+    lambda cv: LassoCV(alphas=5, eps=1e-2, cv=cv),
+    lambda cv: LogisticRegressionCV(Cs=[0.1, 1.0, 10.0], cv=cv, scoring="neg_log_loss",
+                                    l1_ratios=(0.0,), use_legacy_attributes=False),
 ])
 def test_cv_weights_equal_repetitions(make):
     """Integer weights = repeated rows, folds included (scores are weighted too)."""
@@ -324,7 +326,7 @@ def test_cv_weights_equal_repetitions(make):
 # --------------------------------------------------------------------------- sparse, warm start
 @pytest.mark.parametrize("make", [
     lambda: Lasso(alpha=0.02), lambda: Ridge(alpha=1.0), lambda: LogisticRegression(C=1.0),
-    lambda: LinearSVC(C=1.0), lambda: LogisticRegression(penalty="l1", C=1.0),
+    lambda: LinearSVC(C=1.0), lambda: LogisticRegression(l1_ratio=1.0, C=1.0),
 ])
 def test_sparse_and_dense_give_same_model_with_intercept(make):
     rng = np.random.RandomState(3)
@@ -446,7 +448,7 @@ def test_logistic_cv_fold_missing_a_class(scoring):
     y = np.r_[np.zeros(10, int), np.tile([0, 1], 10)]  # KFold(3): first test fold all 0
     folds = list(KFold(3).split(X))
     kw = dict(Cs=[0.1, 1.0], cv=folds, scoring=scoring, tol=1e-12, max_iter=10_000,
-              random_state=0)
+              random_state=0, l1_ratios=(0.0,), use_legacy_attributes=False)
     m = LogisticRegressionCV(**kw).fit(X, y)
     for i, (train, test) in enumerate(folds):
         for j, C in enumerate([0.1, 1.0]):
@@ -454,7 +456,7 @@ def test_logistic_cv_fold_missing_a_class(scoring):
                                                                              y[train])
             expected = (get_scorer(scoring)(ref, X[test], y[test]) if scoring == "accuracy"
                         else -_prob_metric(scoring, y[test], ref.predict_proba(X[test])))
-            np.testing.assert_allclose(m.scores_[i, j], expected, rtol=1e-6)
+            np.testing.assert_allclose(m.scores_[i, 0, j], expected, rtol=1e-6)
 
 
 def _prob_metric(scoring, y, proba):
