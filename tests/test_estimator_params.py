@@ -147,7 +147,8 @@ def test_logistic_cv_transitional_defaults_warn_as_sklearn():
                              use_legacy_attributes=True)
     assert _caught(lambda: m.fit(X, y)) == []
     with pytest.raises(ValueError, match="l1_ratios must be an array-like"):
-        LogisticRegressionCV(l1_ratios=(0.5, 2.0), use_legacy_attributes=False).fit(X, y)
+        LogisticRegressionCV(l1_ratios=(0.5, 2.0), scoring=None,
+                             use_legacy_attributes=False).fit(X, y)
 
 
 # --------------------------------------------------------------------------- dual, solver

@@ -31,31 +31,9 @@ REL = 1e-6  # required relative agreement of objectives
 
 
 # --------------------------------------------------------------------------- API compliance
-SW_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
-             "check_sample_weight_equivalence_on_sparse_data")
-
-
-def _expected_failures(estimator):
-    # These checks compare predictions of weighted vs repeated fits at rtol=1e-7, which
-    # for an iterative solver stopped at a duality gap needs gaps near machine
-    # precision (scikit-learn xfails them for its own LinearSVC(dual=True) and
-    # LogisticRegression for the same reason). Non-strict: they often pass. That
-    # weights equal repetitions is asserted with an adequate tolerance in
-    # test_weight_two_equals_duplicating_rows and test_cv_weights_equal_repetitions.
-    # Lasso and ElasticNet pass them (their fits converge well below the tolerance on the
-    # check's data): kept as real checks.
-    # LassoCV's iterates (ws-cd under "auto") are accurate to their gap (1e-6·P(0) by
-    # default), not to 1e-7. Ridge passes: on the check's few features solver="auto"
-    # runs newton-cd, whose model for the squared loss is solved exactly (Cholesky).
-    if not isinstance(estimator, (LogisticRegression, LinearSVC, LogisticRegressionCV,
-                                  LassoCV)):
-        return {}
-    reason = "rtol=1e-7 on predictions needs gaps at machine precision"
-    if isinstance(estimator, LinearSVC) and estimator.loss == "hinge":
-        reason = "hinge + intercept: dual CD converges slowly (core)"
-    return dict.fromkeys(SW_CHECKS, reason)
-
-
+# No expected failures: scikit-learn's sample-weight checks compare weighted and repeated
+# fits at rtol=1e-7; small problems are refined to a gap of 1e-13·P(0) (newton-cd after
+# dual CD for smooth losses), cdlearn.estimators._base.refine_small.
 @parametrize_with_checks(
     [
         Lasso(),
@@ -70,7 +48,6 @@ def _expected_failures(estimator):
         LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200, l1_ratios=(0.0,),
                              scoring=None, use_legacy_attributes=False),
     ],
-    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
@@ -465,3 +442,16 @@ def _prob_metric(scoring, y, proba):
     if scoring == "neg_log_loss":
         return log_loss(y, proba, labels=[0, 1])
     return brier_score_loss(y, proba[:, 1], pos_label=1, labels=[0, 1])
+
+
+def test_small_problems_are_refined():
+    """Fits of small problems end at a gap of 1e-13·P(0) whatever tol (refine_small)."""
+    X, y, sw = _weighted_problem(True, seed=3, n=40, d=6)
+    ours = LinearSVC(fit_intercept=False, dual=True, random_state=0).fit(X, y, sample_weight=sw)
+    assert ours.solver_ == "dual-cd"  # the method chosen; newton-cd refined its fit
+    ref = sksvm.LinearSVC(dual=False, fit_intercept=False, tol=1e-12).fit(X, y, sample_weight=sw)
+    f = lambda m: svm_objective(X, y, m.coef_[0], 0.0, 1.0, sw=sw)  # noqa: E731
+    assert_objective_close(f(ours), f(ref), rel=1e-13)
+    Xr, yr, _ = _weighted_problem(False, seed=3, n=40, d=6)
+    lasso = Lasso(alpha=0.05).fit(Xr, yr)
+    assert lasso.dual_gap_ <= 1e-13 * 0.5 * np.mean(yr**2)
