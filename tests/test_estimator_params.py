@@ -309,3 +309,23 @@ def test_readme_lists_the_parameters_not_offered():
     computed = {name: sorted(set(ref().get_params()) - set(getattr(est, name)().get_params()))
                 for name, ref in PAIRS.items()}
     assert _documented_not_offered() == computed
+
+
+def test_class_weight_cv_and_svc_match_sklearn():
+    """class_weight in LogisticRegressionCV (weights from the full data) and LinearSVC."""
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = _problem(True, n=90, d=5, seed=4)
+    sw = np.random.RandomState(1).uniform(0.5, 2.0, 90)
+    folds = list(StratifiedKFold(3).split(X, y))
+    kw = dict(Cs=[0.1, 1.0], cv=folds, scoring="neg_log_loss", l1_ratios=(0.0,),
+              use_legacy_attributes=False, class_weight="balanced")
+    ours = LogisticRegressionCV(**kw, **TIGHT).fit(X, y, sample_weight=sw)
+    ref = sk.LogisticRegressionCV(**kw, tol=1e-12, max_iter=10_000).fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(ours.scores_, ref.scores_, rtol=1e-6)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5)
+    cw = {0: 1.0, 1: 3.0}
+    ours = LinearSVC(class_weight=cw, fit_intercept=False, **TIGHT).fit(X, y, sample_weight=sw)
+    ref = sksvm.LinearSVC(class_weight=cw, fit_intercept=False, dual=False, tol=1e-12)
+    ref.fit(X, y, sample_weight=sw)
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6)

@@ -304,7 +304,9 @@ class LogisticRegressionCV(_CDClassifier):
     cv : int, splitter or iterable, default=None
         ``StratifiedKFold(cv)`` for an int; None: 5 folds.
     dual : bool or "auto", default="auto"
-        As :class:`LogisticRegression`'s (True: dual CD, l2 only).
+        As :class:`LogisticRegression`'s (True: dual CD, l2 only). The folds'
+        paths honour True; with False they keep ``solver="auto"`` per point
+        (the refit is primal).
     penalty : {"l2", "l1", "elasticnet"}, deprecated
         scikit-learn's former spelling; use ``l1_ratios``.
     scoring : str, callable or None, default="warn"
