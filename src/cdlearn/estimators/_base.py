@@ -66,7 +66,7 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
                                         **warm[k]))
         kws.append(kw)
     results = run_many(design, targets, kws, n_jobs=1 if n_jobs is None else n_jobs)
-    if design.nnz <= SMALL_NNZ:
+    if solver == "auto" and design.nnz <= SMALL_NNZ:  # an explicit method is left as run
         results = refine_small(design, targets, kws, results, n_jobs)
     return results, method
 
@@ -84,8 +84,9 @@ def refine_small(design, targets, kws, results, n_jobs=None):
     On a problem of a few thousand entries every method takes milliseconds, and
     users compare such fits at machine precision (scikit-learn's checks compare
     fits with integer weights and with repeated rows at rtol 1e-7: ws-cd and dual
-    CD stopped at the default ``tol`` differ by ~1e-6 there). Smooth losses are
-    refined by newton-cd (Gram form, d ≤ 1024), whose Newton steps converge
+    CD stopped at the default ``tol`` differ by ~1e-6 there). Only fits with
+    ``solver="auto"`` are refined. Smooth losses are refined by newton-cd
+    (d ≤ 1024), whose Newton steps converge
     quadratically: a dual method's gap bounds ``w`` only to ``sqrt(2 gap/λ)``,
     and ws-cd on an l1 logistic fit can stall at a gap of ~1e-10 (1,000 epochs,
     51 s on a check of 10 samples). The hinge loss stays with dual CD. At most
