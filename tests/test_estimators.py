@@ -33,52 +33,27 @@ REL = 1e-6  # required relative agreement of objectives
 
 
 # --------------------------------------------------------------------------- API compliance
-SW_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
-             "check_sample_weight_equivalence_on_sparse_data")
-
-
-def _expected_failures(estimator):
-    # These checks compare predictions of weighted vs repeated fits at rtol=1e-7, which
-    # for an iterative solver stopped at a duality gap needs gaps near machine
-    # precision (scikit-learn xfails them for its own LinearSVC(dual=True) and
-    # LogisticRegression for the same reason). Non-strict: they often pass. That
-    # weights equal repetitions is asserted with an adequate tolerance in
-    # test_weight_two_equals_duplicating_rows and test_cv_weights_equal_repetitions.
-    # Lasso and ElasticNet pass them (their fits converge well below the tolerance on the
-    # check's data): kept as real checks.
-    # LassoCV's iterates (ws-cd under "auto") are accurate to their gap (1e-6·P(0) by
-    # default), not to 1e-7. Ridge passes: on the check's few features solver="auto"
-    # runs newton-cd, whose model for the squared loss is solved exactly (Cholesky).
-    if not isinstance(estimator, (LogisticRegression, LinearSVC, LogisticRegressionCV,
-                                  LassoCV)):
-        return {}
-    reason = "rtol=1e-7 on predictions needs gaps at machine precision"
-    if isinstance(estimator, LinearSVC) and estimator.loss == "hinge":
-        reason = "hinge + intercept: dual CD converges slowly (core)"
-    return dict.fromkeys(SW_CHECKS, reason)
-
-
+# No expected failures: scikit-learn's sample-weight checks compare weighted and repeated
+# fits at rtol=1e-7, which the default stopping rule (the gap bounds the coefficients'
+# error, cdlearn.solvers.stopping) meets on their small problems.
 @parametrize_with_checks(
     [
         Lasso(),
         ElasticNet(),
         Ridge(),
         LogisticRegression(),
-        LogisticRegression(penalty="l1"),
+        LogisticRegression(l1_ratio=1.0),
         LinearSVC(),
         # smaller max_iter / grids keep the suite fast (as scikit-learn's own tests do)
         LinearSVC(loss="hinge", max_iter=200),
-        LassoCV(cv=3, n_alphas=5, eps=1e-2, max_iter=200),
-        # tol=1e-10: the sample-weight checks compare predictions at rtol=1e-7, which the
-        # refit at the grid's smallest α reaches only well below the default tol (LassoCV
-        # at the default tol is the xfail above; the CV machinery is shared)
-        ElasticNetCV(l1_ratio=[0.5, 1.0], cv=3, alphas=5, eps=1e-2, tol=1e-10),
+        LassoCV(cv=3, alphas=5, eps=1e-2, max_iter=200),
+        ElasticNetCV(l1_ratio=[0.5, 1.0], cv=3, alphas=5, eps=1e-2),
         Lasso(positive=True),
         ElasticNet(positive=True),
         GroupLasso(groups=1),
-        LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200),
+        LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200, l1_ratios=(0.0,),
+                             scoring=None, use_legacy_attributes=False),
     ],
-    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
@@ -174,7 +149,7 @@ def test_logistic_l1_objective_a9a(load):
     # liblinear penalises its bias: compare without intercept
     ref = sk.LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear", fit_intercept=False,
                                 tol=1e-12, max_iter=100_000).fit(X, y)
-    ours = LogisticRegression(penalty="l1", C=C, fit_intercept=False, tol=1e-10,
+    ours = LogisticRegression(l1_ratio=1.0, C=C, fit_intercept=False, tol=1e-10,
                               max_iter=100_000, random_state=0).fit(X, y)
     assert_objective_close(logistic_objective(X, y, ours.coef_[0], 0.0, C, "l1"),
                            logistic_objective(X, y, ref.coef_[0], 0.0, C, "l1"))
@@ -278,7 +253,7 @@ def test_sample_weight_mapping_matches_sklearn(kind):
             ref = sk.LogisticRegression(C=C, l1_ratio=1.0, solver="liblinear",
                                         fit_intercept=False, tol=1e-12, max_iter=100_000)
             fi = False
-        ours = LogisticRegression(penalty=pen, C=C, fit_intercept=fi, **tight)
+        ours = LogisticRegression(l1_ratio=float(pen == "l1"), C=C, fit_intercept=fi, **tight)
         f = lambda m: logistic_objective(  # noqa: E731
             X, y, m.coef_[0], m.intercept_[0] if fi else 0.0, C, pen, sw)
     else:
@@ -310,8 +285,9 @@ def test_weight_two_equals_duplicating_rows(make):
 
 
 @pytest.mark.parametrize("make", [
-    lambda cv: LassoCV(n_alphas=5, eps=1e-2, cv=cv),
-    lambda cv: LogisticRegressionCV(Cs=[0.1, 1.0, 10.0], cv=cv, scoring="neg_log_loss"),
+    lambda cv: LassoCV(alphas=5, eps=1e-2, cv=cv),
+    lambda cv: LogisticRegressionCV(Cs=[0.1, 1.0, 10.0], cv=cv, scoring="neg_log_loss",
+                                    l1_ratios=(0.0,), use_legacy_attributes=False),
 ])
 def test_cv_weights_equal_repetitions(make):
     """Integer weights = repeated rows, folds included (scores are weighted too)."""
@@ -333,7 +309,7 @@ def test_cv_weights_equal_repetitions(make):
 # --------------------------------------------------------------------------- sparse, warm start
 @pytest.mark.parametrize("make", [
     lambda: Lasso(alpha=0.02), lambda: Ridge(alpha=1.0), lambda: LogisticRegression(C=1.0),
-    lambda: LinearSVC(C=1.0), lambda: LogisticRegression(penalty="l1", C=1.0),
+    lambda: LinearSVC(C=1.0), lambda: LogisticRegression(l1_ratio=1.0, C=1.0),
 ])
 def test_sparse_and_dense_give_same_model_with_intercept(make):
     rng = np.random.RandomState(3)
@@ -455,7 +431,7 @@ def test_logistic_cv_fold_missing_a_class(scoring):
     y = np.r_[np.zeros(10, int), np.tile([0, 1], 10)]  # KFold(3): first test fold all 0
     folds = list(KFold(3).split(X))
     kw = dict(Cs=[0.1, 1.0], cv=folds, scoring=scoring, tol=1e-12, max_iter=10_000,
-              random_state=0)
+              random_state=0, l1_ratios=(0.0,), use_legacy_attributes=False)
     m = LogisticRegressionCV(**kw).fit(X, y)
     for i, (train, test) in enumerate(folds):
         for j, C in enumerate([0.1, 1.0]):
@@ -463,7 +439,7 @@ def test_logistic_cv_fold_missing_a_class(scoring):
                                                                              y[train])
             expected = (get_scorer(scoring)(ref, X[test], y[test]) if scoring == "accuracy"
                         else -_prob_metric(scoring, y[test], ref.predict_proba(X[test])))
-            np.testing.assert_allclose(m.scores_[i, j], expected, rtol=1e-6)
+            np.testing.assert_allclose(m.scores_[i, 0, j], expected, rtol=1e-6)
 
 
 def _prob_metric(scoring, y, proba):
@@ -472,3 +448,13 @@ def _prob_metric(scoring, y, proba):
     if scoring == "neg_log_loss":
         return log_loss(y, proba, labels=[0, 1])
     return brier_score_loss(y, proba[:, 1], pos_label=1, labels=[0, 1])
+
+
+def test_dual_cd_default_meets_the_coefficient_rule():
+    """LinearSVC(dual=True) at the default tol: ‖coef − w*‖∞ ≤ tol·‖w*‖∞ (liblinear's primal)."""
+    X, y, sw = _weighted_problem(True, seed=3, n=40, d=6)
+    ours = LinearSVC(fit_intercept=False, dual=True, random_state=0).fit(X, y, sample_weight=sw)
+    assert ours.solver_ == "dual-cd"
+    ref = sksvm.LinearSVC(dual=False, fit_intercept=False, tol=1e-12).fit(X, y, sample_weight=sw)
+    err = np.max(np.abs(ours.coef_ - ref.coef_)) / np.max(np.abs(ref.coef_))
+    assert err <= 1e-4, err

@@ -113,7 +113,7 @@ def test_lasso_cv_matches_sklearn():
     X, y = load_diabetes(return_X_y=True)
     cv = KFold(5, shuffle=True, random_state=0)
     ref = sk.LassoCV(alphas=20, cv=cv, tol=1e-10, max_iter=100_000).fit(X, y)
-    ours = LassoCV(n_alphas=20, cv=cv, tol=1e-9, max_iter=100_000, random_state=0).fit(X, y)
+    ours = LassoCV(alphas=20, cv=cv, tol=1e-9, max_iter=100_000, random_state=0).fit(X, y)
     np.testing.assert_allclose(ours.alphas_, ref.alphas_, rtol=1e-12)
     assert ours.mse_path_.shape == ref.mse_path_.shape == (20, 5)
     np.testing.assert_allclose(ours.mse_path_, ref.mse_path_, rtol=1e-4)
@@ -125,7 +125,7 @@ def test_lasso_cv_matches_sklearn():
 
 def test_lasso_cv_parallel_folds_match_sequential():
     X, y = _problem(False, n=120, d=15, seed=5)
-    kw = dict(n_alphas=8, cv=KFold(4), tol=1e-8, random_state=0)
+    kw = dict(alphas=8, cv=KFold(4), tol=1e-8, random_state=0)
     seq = LassoCV(**kw).fit(X, y)
     par = LassoCV(n_jobs=2, **kw).fit(X, y)
     # not bit-identical: workers run BLAS with another thread count (rounding)
@@ -142,13 +142,30 @@ def test_logistic_regression_cv_matches_sklearn():
     ref = sk.LogisticRegressionCV(Cs=Cs, cv=cv, tol=1e-10, max_iter=10_000,
                                   scoring="neg_log_loss", l1_ratios=(0.0,),
                                   use_legacy_attributes=False).fit(X, y)
-    ours = LogisticRegressionCV(Cs=Cs, cv=cv, tol=1e-10, max_iter=100_000, random_state=0,
-                                scoring="neg_log_loss", n_jobs=2).fit(X, y)
-    assert ours.scores_.shape == (4, 6)
-    np.testing.assert_allclose(ours.scores_, ref.scores_.reshape(4, 6), rtol=1e-4)
-    assert ours.C_ == ref.C_
-    assert ours.coefs_paths_.shape == (4, 6, 1, X.shape[1] + 1)
+    kw = dict(Cs=Cs, cv=cv, tol=1e-10, max_iter=100_000, random_state=0,
+              scoring="neg_log_loss", l1_ratios=(0.0,))
+    ours = LogisticRegressionCV(n_jobs=2, use_legacy_attributes=False, **kw).fit(X, y)
+    assert ours.scores_.shape == ref.scores_.shape == (4, 1, 6)
+    np.testing.assert_allclose(ours.scores_, ref.scores_, rtol=1e-4)
+    assert ours.C_ == ref.C_ and ours.l1_ratio_ == ref.l1_ratio_ == 0.0
+    assert ours.coefs_paths_.shape == ref.coefs_paths_.shape == (4, 1, 6, 1, X.shape[1] + 1)
+    assert ours.n_iter_.shape == ref.n_iter_.shape
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+    # scikit-learn's legacy layout (its transitional default), on half the grid; the
+    # reference's layout at its default tol (lbfgs at tol=1e-10 takes 28 s here)
+    kw["Cs"] = Cs[:3]
+    legacy = LogisticRegressionCV(use_legacy_attributes=True, **kw).fit(X, y)
+    ref = sk.LogisticRegressionCV(use_legacy_attributes=True,
+                                  **{k: kw[k] for k in ("Cs", "cv", "scoring", "l1_ratios")}
+                                  ).fit(X, y)
+    for name in ("C_", "l1_ratio_", "n_iter_"):
+        assert np.shape(getattr(legacy, name)) == np.shape(getattr(ref, name)), name
+    assert legacy.scores_.keys() == ref.scores_.keys() == {1}
+    np.testing.assert_allclose(legacy.scores_[1][:, :, 0], ours.scores_[:, 0, :3], rtol=1e-12)
+    assert legacy.coefs_paths_[1].shape == ref.coefs_paths_[1].shape
+    np.testing.assert_allclose(legacy.coefs_paths_[1][:, :, 0], ours.coefs_paths_[:, 0, :3, 0],
+                               rtol=1e-10)
+    np.testing.assert_array_equal(legacy.l1_ratio_, ref.l1_ratio_)
 
 
 def test_logistic_regression_cv_multiclass_and_no_refit():
@@ -156,10 +173,13 @@ def test_logistic_regression_cv_multiclass_and_no_refit():
 
     X, y = load_iris(return_X_y=True)
     X = StandardScaler().fit_transform(X)
-    m = LogisticRegressionCV(Cs=[0.1, 1.0, 10.0], cv=3, refit=False, tol=1e-6,
-                             random_state=0).fit(X, y)
-    assert m.coef_.shape == (3, 4) and m.scores_.shape == (3, 3)
-    assert m.C_ in (0.1, 1.0, 10.0)
+    Cs = np.array([0.1, 1.0, 10.0])
+    m = LogisticRegressionCV(Cs=Cs, cv=3, refit=False, tol=1e-6, random_state=0,
+                             l1_ratios=(0.0,), scoring=None,
+                             use_legacy_attributes=False).fit(X, y)
+    assert m.coef_.shape == (3, 4) and m.scores_.shape == (3, 1, 3)
+    # scikit-learn's refit=False: the mean of each fold's best C
+    assert m.C_ == pytest.approx(Cs[m.scores_[:, 0].argmax(axis=1)].mean())
     assert m.score(X, y) > 0.85
     np.testing.assert_allclose(m.predict_proba(X).sum(axis=1), 1.0)
 

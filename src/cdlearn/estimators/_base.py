@@ -20,9 +20,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..data import check_positive
+from ..data import check_choice, check_positive
 from ..multiclass import prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
+from ..solvers import SOLVERS
 
 ACCEPT_SPARSE = ("csr", "csc")
 #: an estimator's ``tol`` ε stops a fit when the duality gap is ≤ GAP_TOL_RATIO·ε·P(0)
@@ -39,10 +40,13 @@ def seed_from(random_state):
 
 
 def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_ratio,
-                 fit_intercept, solver, options, warm=None, n_jobs=None):
+                 fit_intercept, solver, options, warm=None, n_jobs=None, dual=None):
     """Solve one problem per target on a shared design; returns ``(results, solver_name)``.
 
     ``warm`` is a list (one per target) of dicts ``{w, intercept, alpha}`` or None.
+    ``dual`` (scikit-learn's formulation choice) restricts ``solver="auto"``:
+    True runs dual CD, False a primal method (primal CD where the face-off
+    would have chosen dual CD), None leaves the choice to ``auto``.
     The problems run on :func:`cdlearn.multiclass.run_many`'s thread pool (the
     mechanism of ``cdlearn.solve``'s one-vs-rest), ``n_jobs`` threads in
     scikit-learn's convention (None: 1, -1: all cores).
@@ -50,6 +54,10 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
     method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
                             sample_weight=sample_weights[0], options=options)
+    if dual is True and solver == "auto":
+        method = "dual-cd"
+    elif dual is False and method == "dual-cd":
+        method = "primal-cd"
     prebuild(design, method)
     kws = []
     for k, y in enumerate(targets):
@@ -115,3 +123,78 @@ def check_bool(name, value):
     if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be a bool, got {type(value).__name__}")
     return bool(value)
+
+
+def check_solver(solver, aliases: dict) -> str:
+    """cdlearn's method for ``solver``: one of scikit-learn's names (``aliases``) or cdlearn's."""
+    if isinstance(solver, str) and solver in aliases:
+        return aliases[solver]
+    if isinstance(solver, str) and (solver == "auto" or solver in SOLVERS):
+        return solver
+    raise ValueError(f"solver={solver!r} is not supported; choose one of scikit-learn's "
+                     f"{sorted(aliases)} or cdlearn's {['auto', *SOLVERS]}")
+
+
+def check_copy_X(value):
+    """``copy_X`` is accepted for scikit-learn compatibility: cdlearn never modifies X."""
+    return check_bool("copy_X", value)
+
+
+def check_intercept_scaling(value) -> float:
+    """``intercept_scaling`` must be > 0; it has no effect (the intercept is unpenalised)."""
+    return check_positive("intercept_scaling", value)
+
+
+SELECTIONS = ("cyclic", "random")
+SELECTION_DOC = """    selection : {"cyclic", "random"}, default="cyclic"
+        scikit-learn's coordinate order. "cyclic": the method's own order
+        (``solver="auto"`` runs ws-cd or newton-cd here, which sweep their
+        coordinates cyclically; with an explicit method, ``sampling``
+        decides); "random": cdlearn's ``sampling="uniform"``, coordinates drawn
+        uniformly at random with ``random_state`` (under ``solver="auto"`` a
+        sampling restricts the choice to primal/dual CD). Giving both "random"
+        and another ``sampling`` raises ValueError.
+"""
+
+
+def selection_sampling(selection, sampling):
+    """The ``sampling`` of :func:`cdlearn.solve` for scikit-learn's ``selection``.
+
+    "cyclic" keeps ``sampling`` (None: the method's own order; ``solver="auto"``
+    runs ws-cd or newton-cd here, which sweep their coordinates cyclically);
+    "random" is cdlearn's ``sampling="uniform"`` (coordinates drawn uniformly,
+    seeded by ``random_state``).
+    """
+    check_choice("selection", selection, SELECTIONS)
+    if selection == "cyclic":
+        return sampling
+    if sampling not in (None, "uniform"):
+        raise ValueError(f"selection='random' draws coordinates uniformly; it cannot be "
+                         f"combined with sampling={sampling!r} (give one of the two)")
+    return "uniform"
+
+
+PRECOMPUTE_DOC = """    precompute : bool or "auto", default=False
+        True forms the Gram matrix ``XᵀSX`` once: ``solver="auto"`` then runs
+        ``"newton-cd"`` with its model solved in Gram form (for the squared
+        loss the model is the problem itself, so this is CD on the precomputed
+        Gram matrix, as scikit-learn's). False and "auto": the method
+        ``solver="auto"`` chooses (ws-cd for an l1 part, which never forms the
+        Gram matrix). A user-supplied Gram array is not offered (ValueError).
+"""
+
+
+def precompute_solver(precompute, solver):
+    """``(solver, options)`` for scikit-learn's ``precompute`` (see :data:`PRECOMPUTE_DOC`)."""
+    if isinstance(precompute, str):
+        check_choice("precompute", precompute, ("auto",))
+        return solver, {}
+    if not isinstance(precompute, bool | np.bool_):
+        raise ValueError("precompute must be True, False or 'auto'; a precomputed Gram "
+                         "array is not offered (cdlearn forms XᵀSX itself with precompute=True)")
+    if not precompute:
+        return solver, {}
+    if solver not in ("auto", "newton-cd"):
+        raise ValueError(f"precompute=True runs solver='newton-cd' in Gram form; it cannot be "
+                         f"combined with solver={solver!r}")
+    return "newton-cd", {"hessian": "gram"}

@@ -8,6 +8,8 @@ threads by the same fan-out as ``cdlearn.solve``'s multiclass one-vs-rest.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import ClassifierMixin
@@ -21,7 +23,9 @@ from ._base import (
     DTYPES,
     CDEstimatorBase,
     check_bool,
+    check_intercept_scaling,
     check_ratio,
+    check_solver,
     run_problems,
 )
 
@@ -46,7 +50,9 @@ def class_sample_weight(class_weight, classes, y, sw):
     """``sw`` multiplied by the weight of each sample's class."""
     if class_weight is None:
         return sw
-    cw = compute_class_weight(class_weight, classes=classes, y=y)
+    # "balanced" counts samples by their weights, as scikit-learn's LogisticRegression
+    # and LinearSVC do
+    cw = compute_class_weight(class_weight, classes=classes, y=y, sample_weight=sw)
     return sw * cw[np.searchsorted(classes, y)]
 
 
@@ -55,6 +61,10 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
 
     def _objective(self, n_samples):
         """(loss, penalty, λ, l1_ratio) of cdlearn's objective."""
+        raise NotImplementedError
+
+    def _method(self, penalty, n_samples, n_features):
+        """(cdlearn solver, formulation): ``dual`` True/False/None for :func:`run_problems`."""
         raise NotImplementedError
 
     def fit(self, X, y, sample_weight=None):
@@ -67,13 +77,16 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
         n = design.n_samples
         sw = check_sample_weight(sample_weight, n)
         sw = class_sample_weight(self.class_weight, classes, y, sw)
+        check_intercept_scaling(self.intercept_scaling)
         loss, penalty, lam, l1_ratio = self._objective(n)
+        solver, dual = self._method(penalty, design.n_samples, design.n_features)
         self.classes_ = classes
         results, method = run_problems(
             design, targets, [sw] * len(targets), loss=loss, penalty=penalty, lam=lam,
-            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=self.solver,
+            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=solver,
             options=self._solve_options(),
             warm=self._warm_list(len(targets), design.n_features), n_jobs=self.n_jobs,
+            dual=dual,
         )
         self._store_results(results, method)
         self.coef_ = np.vstack([r.w for r in results])
@@ -104,8 +117,16 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
 _COMMON_PARAMS = """
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (unlike liblinear, whose bias is penalised).
+    intercept_scaling : float > 0, default=1
+        Accepted for scikit-learn compatibility; no effect. liblinear appends a
+        constant feature of this value whose weight, the intercept, is
+        penalised, so its value changes liblinear's model; cdlearn's intercept
+        is not penalised (solved exactly), which is liblinear's limit of a
+        large ``intercept_scaling``.
     class_weight : dict, "balanced" or None, default=None
-        Multiplies the sample weights ``s_i`` by the weight of each sample's class.
+        Multiplies the sample weights ``s_i`` by the weight of each sample's
+        class ("balanced": ``n / (K · weighted class count)``, counts weighted by
+        ``sample_weight`` as scikit-learn's).
     tol : float, default=1e-4
         Relative accuracy of ``coef_``: stop when the duality gap is ≤
         ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
@@ -122,9 +143,6 @@ _COMMON_PARAMS = """
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems (None: 1, -1: all cores); they share
         the data (:func:`cdlearn.multiclass.run_many`, as ``cdlearn.solve`` does).
-    solver : str, default="auto"
-        ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
-        ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
     sampling : str or None, default=None
         None: the method's default (:func:`cdlearn.api.default_sampling`);
         ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"``,
@@ -164,46 +182,163 @@ def _penalty(penalty, l1_ratio, C):
     return pen, 1.0 / C, rho
 
 
-class LogisticRegression(_CDClassifier):
-    """Logistic regression: ``C Σ s_i log(1 + exp(-y_i(x_iᵀw + b))) + r(w)``.
+def logistic_penalty(penalty, l1_ratio, C):
+    """scikit-learn ≥ 1.8's ``(penalty, l1_ratio, C)`` → ``(penalty name, C)``.
 
-    ``r`` is ``½‖w‖²`` (l2), ``‖w‖₁`` (l1) or ``ρ‖w‖₁ + (1-ρ)/2‖w‖²``
-    (elasticnet), scikit-learn's objective. Mapping: dividing by ``C n``,
-    ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights. Multiclass is
-    one-vs-rest (scikit-learn's own estimator is multinomial; compare with
-    ``OneVsRestClassifier``).
+    ``penalty="deprecated"`` (the default): ``l1_ratio`` 0 is l2, 1 is l1,
+    in between elasticnet, and ``C=np.inf`` no penalty. An explicit
+    ``penalty`` still works with scikit-learn's FutureWarning, and its
+    warnings for an ``l1_ratio`` that it ignores or contradicts.
+    """
+    if penalty != "deprecated" and penalty not in _PENALTIES:
+        raise ValueError(f"penalty={penalty!r} is not supported; leave it to its default and "
+                         "use l1_ratio (0: l2, 1: l1, in between: elasticnet) and C "
+                         "(np.inf: no penalty)")
+    if l1_ratio is not None:
+        check_ratio("l1_ratio", l1_ratio)
+    if penalty == "deprecated":
+        if l1_ratio is None:
+            warnings.warn("'l1_ratio=None' was deprecated in version 1.8 and will trigger an "
+                          "error in 1.10. Use 0<=l1_ratio<=1 instead.", FutureWarning,
+                          stacklevel=4)
+        name = ("l2" if l1_ratio is None or l1_ratio == 0 else
+                "l1" if l1_ratio == 1 else "elasticnet")
+        if C == np.inf:
+            name = None
+    else:
+        name = penalty
+        warnings.warn(
+            "'penalty' was deprecated in version 1.8 and will be removed in 1.10. To avoid "
+            "this warning, leave 'penalty' set to its default value and use 'l1_ratio' or "
+            "'C' instead. Use l1_ratio=0 instead of penalty='l2', l1_ratio=1 instead of "
+            "penalty='l1', l1_ratio set to a float between 0 and 1 instead of "
+            "penalty='elasticnet', and C=np.inf instead of penalty=None.",
+            FutureWarning, stacklevel=4)
+    if name != "elasticnet" and l1_ratio is not None and 0 < l1_ratio < 1:
+        warnings.warn(f"l1_ratio parameter is only used when penalty is 'elasticnet'. Got "
+                      f"(penalty={name})", UserWarning, stacklevel=4)
+    if (penalty == "l2" and l1_ratio != 0) or (penalty == "l1" and l1_ratio != 1):
+        warnings.warn(f"Inconsistent values: penalty={penalty} with l1_ratio={l1_ratio}. "
+                      "penalty is deprecated. Please use l1_ratio only.", UserWarning,
+                      stacklevel=4)
+    if name == "elasticnet" and l1_ratio is None:
+        raise ValueError("l1_ratio must be specified when penalty is elasticnet.")
+    if penalty is None:
+        if C != 1.0:
+            warnings.warn("Setting penalty=None will ignore the C and l1_ratio parameters",
+                          UserWarning, stacklevel=4)
+        C = np.inf
+    return name, C
+
+
+#: the formulations liblinear (scikit-learn's LinearSVC, and LogisticRegression's
+#: dual) offers per (loss, penalty); scikit-learn rejects the other combinations
+_FORMULATIONS = {
+    ("logistic_regression", "l1"): (False,), ("logistic_regression", "l2"): (False, True),
+    ("hinge", "l2"): (True,), ("squared_hinge", "l1"): (False,),
+    ("squared_hinge", "l2"): (False, True),
+}
+
+
+def check_formulation(loss, penalty, dual):
+    """scikit-learn's error for a (penalty, loss, dual) combination that liblinear lacks."""
+    offered = _FORMULATIONS.get((loss, penalty))
+    if offered is None:
+        reason = f"The combination of penalty={penalty!r} and loss={loss!r} is not supported"
+    elif dual not in offered:
+        reason = (f"The combination of penalty={penalty!r} and loss={loss!r} are not "
+                  f"supported when dual={dual}")
+    else:
+        return
+    raise ValueError(f"Unsupported set of arguments: {reason}, Parameters: "
+                     f"penalty={penalty!r}, loss={loss!r}, dual={dual!r}")
+
+
+def check_dual(dual, method):
+    """``dual`` ∈ {True, False, "auto"} against an explicit cdlearn method."""
+    if not (dual == "auto" or isinstance(dual, bool | np.bool_)):
+        raise ValueError(f"dual must be True, False or 'auto', got {dual!r}")
+    if dual == "auto":
+        return None
+    dual = bool(dual)
+    if dual and method not in ("auto", "dual-cd"):
+        raise ValueError(f"dual=True runs dual CD; solver={method!r} is a primal method")
+    if not dual and method == "dual-cd":
+        raise ValueError("dual=False asks for a primal method; solver='dual-cd' is dual")
+    return dual
+
+
+#: scikit-learn's LogisticRegression solvers → cdlearn's methods ("liblinear" by dual
+#: and penalty, see ``LogisticRegression._method``)
+LOGISTIC_SOLVERS = {"lbfgs": "newton-cg", "newton-cg": "newton-cg",
+                    "newton-cholesky": "newton-cd", "sag": "auto", "saga": "auto",
+                    "liblinear": "liblinear"}
+
+
+class LogisticRegression(_CDClassifier):
+    __doc__ = """Logistic regression: ``C Σ s_i log(1 + exp(-y_i(x_iᵀw + b))) + r(w)``.
+
+    ``r(w) = ρ‖w‖₁ + (1-ρ)/2‖w‖²`` with ``ρ = l1_ratio`` (0: l2, 1: l1),
+    scikit-learn's objective and its ≥ 1.8 parameters. Mapping: dividing by
+    ``C n``, ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights.
+    Multiclass is one-vs-rest (scikit-learn's own estimator is multinomial;
+    compare with ``OneVsRestClassifier``).
 
     Parameters
     ----------
-    penalty : {"l2", "l1", "elasticnet", None}, default="l2"
+    penalty : {"l2", "l1", "elasticnet", None}, deprecated
+        scikit-learn's former spelling (deprecated there in 1.8): use
+        ``l1_ratio`` and ``C``. Given, it wins over ``l1_ratio`` (ρ only
+        matters for "elasticnet") with scikit-learn's FutureWarning.
     C : float, default=1.0
         Inverse regularisation strength (``np.inf``: no penalty).
-    l1_ratio : float in [0, 1], default=0.5
-        ρ, used with ``penalty="elasticnet"`` only.
+    l1_ratio : float in [0, 1], default=0.0
+        ρ: 0 is the l2 penalty, 1 the l1 penalty, in between the elastic net.
+    dual : bool or "auto", default="auto"
+        True: dual CD (l2 only, as liblinear's dual); False: primal methods
+        only (``solver="auto"`` runs primal CD where it would have chosen dual
+        CD); "auto" (cdlearn's default; scikit-learn's is False): the choice of
+        ``solver="auto"`` (face-off). scikit-learn's errors for the
+        combinations liblinear lacks (dual with l1, elasticnet or no penalty).
+    solver : str, default="auto"
+        cdlearn's: ``"auto"`` (:func:`cdlearn.api.auto_solver`), ``"primal-cd"``,
+        ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``, ``"newton-cg"``, ...
+        scikit-learn's, mapped (with its penalty/dual restrictions): "lbfgs" and
+        "newton-cg" → newton-cg (truncated Newton); "newton-cholesky" →
+        newton-cd (the Hessian formed); "liblinear" → dual CD with
+        ``dual=True``, else newton-cd for l1 (liblinear's newGLMNET) and
+        newton-cg for l2 (its trust-region Newton); "sag", "saga" → "auto".
     """ + _COMMON_PARAMS
 
-    def __init__(self, penalty="l2", *, C=1.0, l1_ratio=0.5, fit_intercept=True,
-                 class_weight=None, tol=1e-4, max_iter=1000, warm_start=False,
-                 random_state=None, n_jobs=None, solver="auto", sampling=None,
-                 batch_size=1, verbose=0):
+    def __init__(self, penalty="deprecated", *, C=1.0, l1_ratio=0.0, dual="auto", tol=1e-4,
+                 fit_intercept=True, intercept_scaling=1, class_weight=None,
+                 random_state=None, solver="auto", max_iter=1000, verbose=0,
+                 warm_start=False, n_jobs=None, sampling=None, batch_size=1):
         self.penalty = penalty
         self.C = C
         self.l1_ratio = l1_ratio
-        self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
+        self.dual = dual
         self.tol = tol
-        self.max_iter = max_iter
-        self.warm_start = warm_start
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
         self.random_state = random_state
-        self.n_jobs = n_jobs
         self.solver = solver
+        self.max_iter = max_iter
+        self.verbose = verbose
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.sampling = sampling
         self.batch_size = batch_size
-        self.verbose = verbose
 
     def _objective(self, n_samples):
-        pen, inv_c, rho = _penalty(self.penalty, self.l1_ratio, self.C)
+        name, C = logistic_penalty(self.penalty, self.l1_ratio, self.C)
+        self._penalty_name = name
+        pen, inv_c, rho = _penalty(name, self.l1_ratio, C)
         return "logistic", pen, None if inv_c is None else inv_c / n_samples, rho
+
+    def _method(self, penalty, n_samples, n_features):
+        return logistic_method(self.solver, self._penalty_name, self.dual)
 
     def predict_proba(self, X):
         """Class probabilities: σ(score) when binary; OvR sigmoids normalised to sum 1."""
@@ -220,8 +355,32 @@ class LogisticRegression(_CDClassifier):
             return np.log(self.predict_proba(X))
 
 
+def logistic_method(solver, penalty, dual):
+    """(cdlearn method, formulation) for LogisticRegression's solver, penalty name and dual."""
+    method = check_solver(solver, LOGISTIC_SOLVERS)
+    if solver in LOGISTIC_SOLVERS:  # scikit-learn's restrictions of its solvers
+        if solver not in ("liblinear", "saga") and penalty not in ("l2", None):
+            raise ValueError(f"Solver {solver} supports only 'l2' or None penalties, got "
+                             f"{penalty} penalty.")
+        if solver != "liblinear" and dual is True:
+            raise ValueError(f"Solver {solver} supports only dual=False, got dual={dual}")
+        if penalty == "elasticnet" and solver != "saga":
+            raise ValueError(f"Only 'saga' solver supports elasticnet penalty, got "
+                             f"solver={solver}.")
+        if solver == "liblinear" and penalty is None:
+            raise ValueError("C=np.inf as well as penalty=None is not supported for the "
+                             "liblinear solver")
+        if method == "liblinear":
+            method = ("dual-cd" if dual is True else
+                      "newton-cd" if penalty == "l1" else "newton-cg")
+    formulation = check_dual(dual, method)
+    if formulation:
+        check_formulation("logistic_regression", penalty, True)
+    return method, formulation
+
+
 class LinearSVC(_CDClassifier):
-    """Linear SVM: ``C Σ s_i ℓ(y_i(x_iᵀw + b)) + r(w)``, liblinear's objective.
+    __doc__ = """Linear SVM: ``C Σ s_i ℓ(y_i(x_iᵀw + b)) + r(w)``, liblinear's objective.
 
     ``ℓ(m) = max(0, 1 - m)²`` (``loss="squared_hinge"``) or ``max(0, 1 - m)``
     (``loss="hinge"``, dual CD only); ``r`` is ``½‖w‖²`` (l2) or ``‖w‖₁``
@@ -233,34 +392,65 @@ class LinearSVC(_CDClassifier):
     ----------
     penalty : {"l2", "l1"}, default="l2"
     loss : {"squared_hinge", "hinge"}, default="squared_hinge"
+    dual : bool or "auto", default="auto"
+        scikit-learn's: True runs dual CD, False a primal method (under
+        ``solver="auto"``: primal CD where the face-off would choose dual CD);
+        "auto" chooses as scikit-learn: dual when ``n_samples < n_features``,
+        else primal, unless the (penalty, loss) pair offers only the other
+        (hinge: dual; l1: primal). The pairs liblinear lacks raise its error.
     C : float, default=1.0
         Inverse regularisation strength.
+    multi_class : {"ovr"}, default="ovr"
+        One-vs-rest; "crammer_singer" (a joint multiclass SVM) is not offered.
+    solver : str, default="auto"
+        cdlearn's method (scikit-learn's LinearSVC has no solver):
+        ``"auto"`` (:func:`cdlearn.api.auto_solver`), ``"primal-cd"``,
+        ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``, ... An explicit method wins
+        over ``dual="auto"``.
     """ + _COMMON_PARAMS
 
-    def __init__(self, penalty="l2", loss="squared_hinge", *, C=1.0, fit_intercept=True,
-                 class_weight=None, tol=1e-4, max_iter=1000, warm_start=False,
-                 random_state=None, n_jobs=None, solver="auto", sampling=None,
-                 batch_size=1, verbose=0):
+    def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
+                 multi_class="ovr", fit_intercept=True, intercept_scaling=1,
+                 class_weight=None, verbose=0, random_state=None, max_iter=1000,
+                 warm_start=False, n_jobs=None, solver="auto", sampling=None, batch_size=1):
         self.penalty = penalty
         self.loss = loss
-        self.C = C
-        self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
+        self.dual = dual
         self.tol = tol
+        self.C = C
+        self.multi_class = multi_class
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.random_state = random_state
         self.max_iter = max_iter
         self.warm_start = warm_start
-        self.random_state = random_state
         self.n_jobs = n_jobs
         self.solver = solver
         self.sampling = sampling
         self.batch_size = batch_size
-        self.verbose = verbose
 
     def _objective(self, n_samples):
         check_choice("loss", self.loss, ("squared_hinge", "hinge"))
         check_choice("penalty", self.penalty, ("l1", "l2"))
-        if self.loss == "hinge" and self.penalty == "l1":
-            raise ValueError("penalty='l1' needs loss='squared_hinge' (the hinge loss is "
-                             "solved by dual CD, which needs a strongly convex penalty)")
+        if self.multi_class == "crammer_singer":
+            raise ValueError("multi_class='crammer_singer' is not offered by cdlearn's "
+                             "LinearSVC; use multi_class='ovr' (one-vs-rest)")
+        check_choice("multi_class", self.multi_class, ("ovr",))
         C = check_positive("C", self.C)
         return self.loss, self.penalty, 1.0 / (C * n_samples), 0.5
+
+    def _method(self, penalty, n_samples, n_features):
+        method = check_solver(self.solver, {})
+        if self.dual != "auto":
+            formulation = check_dual(self.dual, method)
+            check_formulation(self.loss, self.penalty, formulation)
+            return method, formulation
+        # scikit-learn's rule: the formulation the shape prefers, if the pair has it
+        offered = _FORMULATIONS.get((self.loss, self.penalty), ())
+        prefer = n_samples < n_features
+        dual = prefer if prefer in offered else not prefer
+        check_formulation(self.loss, self.penalty, dual)
+        # an explicit method wins over "auto"
+        return method, (dual if method == "auto" else None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -21,13 +22,27 @@ from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
 from ..paths import lambda_grid, lambda_max, path, reemit
-from ._base import ACCEPT_SPARSE, DTYPES, CDEstimatorBase, check_bool, check_ratio
+from ._base import (
+    ACCEPT_SPARSE,
+    DTYPES,
+    PRECOMPUTE_DOC,
+    SELECTION_DOC,
+    CDEstimatorBase,
+    check_bool,
+    check_copy_X,
+    check_intercept_scaling,
+    check_ratio,
+    check_solver,
+    precompute_solver,
+    selection_sampling,
+)
 from ._classification import (
     LogisticRegression,
     _CDClassifier,
     _penalty,
     class_sample_weight,
     encode_labels,
+    logistic_method,
 )
 from ._regression import ElasticNet, Lasso
 
@@ -108,14 +123,19 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         """Cross-validate the (l1_ratio, α) grid, then refit with the best pair."""
         check_bool("fit_intercept", self.fit_intercept)
         positive = check_bool("positive", self.positive)
+        check_copy_X(self.copy_X)
+        solver, extra = precompute_solver(self.precompute, check_solver(self.solver, {}))
+        sampling = selection_sampling(self.selection, self.sampling)
         X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
                              y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
         sw = check_sample_weight(sample_weight, X.shape[0])
         ratios = self._l1_ratios()
         grids = self._grids(X, y, sw, ratios, positive)
-        folds = list(check_cv(self.cv).split(X, y))
-        options = self._solve_options()
+        folds = list(check_cv(5 if self.cv is None else self.cv).split(X, y))
+        options = dict(self._solve_options(), sampling=sampling, **extra)
+        if solver != "auto":
+            options["solver"] = solver
         if positive:
             options["positive"] = True
         out = Parallel(n_jobs=self.n_jobs)(
@@ -153,13 +173,14 @@ _CV_PARAMS = """
     positive : bool, default=False
         Constrain the coefficients to ``w ≥ 0`` (grid: ``α_max`` from the largest
         positive correlation, as scikit-learn's).
-    fit_intercept, tol, max_iter, random_state, solver, sampling, batch_size, verbose
+""" + PRECOMPUTE_DOC.replace("default=False", 'default="auto"') + SELECTION_DOC + """\
+    fit_intercept, copy_X, tol, max_iter, random_state, solver, sampling, batch_size, verbose
         As in :class:`Lasso`.
 """
 
 
 class LassoCV(_LinearModelCV):
-    """Lasso with α chosen by cross-validation along a warm-started path.
+    __doc__ = """Lasso with α chosen by cross-validation along a warm-started path.
 
     Objective of each fit: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + α‖w‖₁``, i.e.
     cdlearn's squared loss with ``penalty="l1"`` and ``λ = α`` (sample weights
@@ -168,13 +189,15 @@ class LassoCV(_LinearModelCV):
 
     Parameters
     ----------
-    alphas : array-like, int or None, default=None
-        The grid; an int or None means a geometric grid of that many (else
-        ``n_alphas``) values from ``α_max`` (all-zero solution, computed on the
-        full data) down to ``eps·α_max``, as scikit-learn's.
-    n_alphas : int, default=100
-        Grid size when ``alphas`` is None (scikit-learn ≥ 1.9 spells it ``alphas=int``).
-    """ + _CV_PARAMS + """
+    alphas : int or array-like, default=100
+        An int: a geometric grid of that many values from ``α_max`` (all-zero
+        solution, computed on the full data) down to ``eps·α_max``, as
+        scikit-learn's; an array: the grid itself.
+    n_alphas : int, deprecated
+        The grid size (scikit-learn 1.9's LassoCV no longer has it): use
+        ``alphas=int``. Given, it wins over an int ``alphas``, with a
+        FutureWarning.
+""" + _CV_PARAMS + """
     Attributes
     ----------
     alpha_ : float, the chosen α
@@ -183,35 +206,61 @@ class LassoCV(_LinearModelCV):
     coef_, intercept_, n_iter_, dual_gap_, solver_, trace_ : of the refit
     """
 
-    def __init__(self, *, alphas=None, n_alphas=100, eps=1e-3, cv=5, n_jobs=None,
-                 fit_intercept=True, tol=1e-4, max_iter=1000, random_state=None,
-                 solver="auto", sampling=None, batch_size=1, verbose=0, positive=False):
-        self.alphas = alphas
-        self.n_alphas = n_alphas
+    def __init__(self, *, eps=1e-3, alphas=100, fit_intercept=True, precompute="auto",
+                 max_iter=1000, tol=1e-4, copy_X=True, cv=None, verbose=0, n_jobs=None,
+                 random_state=None, selection="cyclic", n_alphas="deprecated", solver="auto",
+                 sampling=None, batch_size=1, positive=False):
         self.eps = eps
-        self.cv = cv
-        self.n_jobs = n_jobs
+        self.alphas = alphas
         self.fit_intercept = fit_intercept
-        self.tol = tol
+        self.precompute = precompute
         self.max_iter = max_iter
+        self.tol = tol
+        self.copy_X = copy_X
+        self.cv = cv
+        self.verbose = verbose
+        self.n_jobs = n_jobs
         self.random_state = random_state
+        self.selection = selection
+        self.n_alphas = n_alphas
         self.solver = solver
         self.sampling = sampling
         self.batch_size = batch_size
-        self.verbose = verbose
         self.positive = positive
 
     def _l1_ratios(self):
         return np.ones(1)
 
     def _n_alphas(self):
-        return int(self.n_alphas) if self.alphas is None else super()._n_alphas()
+        return self._grid_size()
+
+    def _grid_size(self):
+        """The int grid size, or None for an explicit grid (scikit-learn's deprecation path)."""
+        alphas = self.alphas
+        if isinstance(self.n_alphas, str) and self.n_alphas == "deprecated":
+            n_alphas = None
+        else:
+            warnings.warn("'n_alphas' is deprecated (scikit-learn 1.9's LassoCV no longer "
+                          "has it); pass an int to 'alphas' instead.", FutureWarning,
+                          stacklevel=3)
+            n_alphas = self.n_alphas
+        if alphas is None:
+            warnings.warn("'alphas=None' is deprecated; pass an int (the grid size) or an "
+                          "array.", FutureWarning, stacklevel=3)
+            alphas = 100
+        if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
+            n = alphas if n_alphas is None else n_alphas
+            if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+                raise ValueError(f"the number of alphas must be an int >= 1, got {n!r}")
+            return int(n)
+        return None
 
     def _refit_estimator(self, alpha, l1_ratio):
-        return Lasso(alpha=alpha, fit_intercept=self.fit_intercept, tol=self.tol,
+        return Lasso(alpha=alpha, fit_intercept=self.fit_intercept,
+                     precompute=self.precompute is True, tol=self.tol,
                      max_iter=self.max_iter, random_state=self.random_state,
-                     solver=self.solver, sampling=self.sampling, batch_size=self.batch_size,
-                     verbose=self.verbose, positive=self.positive)
+                     selection=self.selection, solver=self.solver, sampling=self.sampling,
+                     batch_size=self.batch_size, verbose=self.verbose, positive=self.positive)
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the α grid, then refit :class:`Lasso` with the best α."""
@@ -221,7 +270,7 @@ class LassoCV(_LinearModelCV):
 
 
 class ElasticNetCV(_LinearModelCV):
-    """Elastic net with (α, l1_ratio) chosen by cross-validation along warm-started paths.
+    __doc__ = """Elastic net with (α, l1_ratio) chosen by cross-validation along warm-started paths.
 
     Objective of each fit: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + αρ‖w‖₁ +
     α(1-ρ)/2 ‖w‖²`` (:class:`ElasticNet`: ``λ = α``, ``l1_ratio = ρ``, sample
@@ -247,15 +296,19 @@ class ElasticNetCV(_LinearModelCV):
     """
 
     def __init__(self, *, l1_ratio=0.5, eps=1e-3, alphas=100, fit_intercept=True,
-                 max_iter=1000, tol=1e-6, cv=None, verbose=0, n_jobs=None, positive=False,
-                 random_state=None, solver="auto", sampling=None, batch_size=1):
+                 precompute="auto", max_iter=1000, tol=1e-4, cv=None, copy_X=True, verbose=0,
+                 n_jobs=None, positive=False, random_state=None, selection="cyclic",
+                 solver="auto", sampling=None, batch_size=1):
         self.l1_ratio = l1_ratio
         self.eps = eps
         self.alphas = alphas
         self.fit_intercept = fit_intercept
+        self.precompute = precompute
         self.max_iter = max_iter
         self.tol = tol
         self.cv = cv
+        self.copy_X = copy_X
+        self.selection = selection
         self.verbose = verbose
         self.n_jobs = n_jobs
         self.positive = positive
@@ -272,8 +325,9 @@ class ElasticNetCV(_LinearModelCV):
 
     def _refit_estimator(self, alpha, l1_ratio):
         return ElasticNet(alpha=alpha, l1_ratio=l1_ratio, fit_intercept=self.fit_intercept,
-                          tol=self.tol, max_iter=self.max_iter,
-                          random_state=self.random_state, solver=self.solver,
+                          precompute=self.precompute is True, tol=self.tol,
+                          max_iter=self.max_iter, random_state=self.random_state,
+                          selection=self.selection, solver=self.solver,
                           sampling=self.sampling, batch_size=self.batch_size,
                           verbose=self.verbose, positive=self.positive)
 
@@ -319,7 +373,7 @@ def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_in
         coefs[order, j] = res.coefs
         intercepts[order, j] = res.intercepts
         n_iter[order, j] = res.n_epochs
-    est = LogisticRegression(penalty=penalty, l1_ratio=l1_ratio)
+    est = LogisticRegression()
     est.classes_, est.n_features_in_ = classes, d
     scorer = _fold_scorer(scoring, classes)
     scores = np.zeros(len(Cs))
@@ -330,71 +384,169 @@ def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_in
     return scores, coefs, intercepts, n_iter, caught
 
 
+def _cv_penalty(penalty, l1_ratios, given_none):
+    """scikit-learn ≥ 1.8's LogisticRegressionCV ``(penalty, l1_ratios)`` → (name, grid).
+
+    The grid is ``[None]`` when no ρ grid is given (then ρ plays no role);
+    ``given_none``: the user passed ``l1_ratios=None`` (not the "warn" default).
+    """
+    if l1_ratios is not None and not isinstance(l1_ratios, str):
+        l1_ratios = list(np.atleast_1d(np.asarray(l1_ratios, dtype=object)))
+    if penalty == "deprecated":
+        if given_none:
+            warnings.warn("'l1_ratios=None' was deprecated in version 1.8 and will trigger an "
+                          "error in 1.10. Use an array-like with valuesin [0, 1] instead.",
+                          FutureWarning, stacklevel=3)
+        grid = np.asarray(l1_ratios if l1_ratios is not None else [0.0], dtype=object)
+        name = ("l2" if l1_ratios is None or np.all(grid == 0) else
+                "l1" if np.all(grid == 1) else "elasticnet")
+    else:
+        if penalty not in ("l1", "l2", "elasticnet"):
+            raise ValueError(f"penalty={penalty!r} is not supported by LogisticRegressionCV; "
+                             "leave it to its default and use l1_ratios (0: l2, 1: l1)")
+        name = penalty
+        warnings.warn(
+            "'penalty' was deprecated in version 1.8 and will be removed in 1.10. To avoid "
+            "this warning, leave 'penalty' set to its default value and use 'l1_ratios' and "
+            "'Cs' instead. Use l1_ratios=(0,) instead of penalty='l2', l1_ratios=(1,) "
+            "instead of penalty='l1', l1_ratios set to floats between 0 and 1 instead of "
+            "penalty='elasticnet', and Cs=(np.inf,) instead of penalty=None.",
+            FutureWarning, stacklevel=3)
+    if name == "elasticnet":
+        if (l1_ratios is None or len(l1_ratios) == 0 or any(
+                not isinstance(r, numbers.Real) or isinstance(r, bool) or not 0 <= r <= 1
+                for r in l1_ratios)):
+            raise ValueError("l1_ratios must be an array-like of numbers between 0 and 1; "
+                             f"got (l1_ratios={l1_ratios!r})")
+        return name, [float(r) for r in l1_ratios]
+    if l1_ratios is not None and penalty != "deprecated":
+        warnings.warn(f"l1_ratios parameter is only used when penalty is 'elasticnet'. Got "
+                      f"(penalty={name})", UserWarning, stacklevel=3)
+    return name, [None] if l1_ratios is None else l1_ratios
+
+
 class LogisticRegressionCV(_CDClassifier):
-    """Logistic regression with C chosen by cross-validation along warm-started paths.
+    """Logistic regression with C (and ρ) chosen by cross-validation along warm-started paths.
 
     Each fit is :class:`LogisticRegression`'s objective
     ``C Σ s_i log(1 + exp(-y_i(x_iᵀw + b))) + r(w)``, i.e. cdlearn's logistic
-    loss with ``λ = 1/(C n)`` (n the size of the training fold).
+    loss with ``λ = 1/(C n)`` (n the size of the training fold). Parameters
+    follow scikit-learn ≥ 1.8 (``l1_ratios`` instead of ``penalty``, its
+    FutureWarnings for the transitional defaults).
 
     Parameters
     ----------
     Cs : int or array-like, default=10
         An int means ``np.logspace(-4, 4, Cs)`` (scikit-learn's grid).
-    cv : int, splitter or iterable, default=5
-        ``StratifiedKFold(cv)`` for an int.
-    penalty : {"l2", "l1", "elasticnet"}, default="l2"
-    l1_ratio : float, default=0.5
-        Used with ``penalty="elasticnet"``.
-    scoring : str, callable or None, default=None
-        Scorer of the test folds (None: accuracy), weighted by ``sample_weight``.
+    l1_ratios : array-like of floats in [0, 1] or None, default="warn"
+        The ρ grid, cross-validated with the C grid (0: l2, 1: l1). "warn"
+        (scikit-learn's transitional default) is None with its FutureWarning;
+        None means l2 (deprecated by scikit-learn).
+    cv : int, splitter or iterable, default=None
+        ``StratifiedKFold(cv)`` for an int; None: 5 folds.
+    dual : bool or "auto", default="auto"
+        As :class:`LogisticRegression`'s (True: dual CD, l2 only). The folds'
+        paths honour True; with False they keep ``solver="auto"`` per point
+        (the refit is primal).
+    penalty : {"l2", "l1", "elasticnet"}, deprecated
+        scikit-learn's former spelling; use ``l1_ratios``.
+    scoring : str, callable or None, default="warn"
+        Scorer of the test folds (None: accuracy), weighted by ``sample_weight``
+        and told every class (a fold may lack one). "warn" is accuracy with
+        scikit-learn's FutureWarning (its default becomes "neg_log_loss").
+    refit : bool, default=True
+        Refit with the best (C, ρ) on the full data; else average the folds'
+        models, each at its own best (C, ρ), as scikit-learn does.
+    use_legacy_attributes : bool, default="warn"
+        scikit-learn's attribute layout: True (and "warn", with its
+        FutureWarning): ``C_``, ``l1_ratio_`` arrays repeated per class,
+        ``coefs_paths_``/``scores_`` dicts keyed by class; False: floats and
+        arrays (see Attributes).
     n_jobs : int or None, default=None
         Processes for the folds (None: 1, -1: all cores).
-    refit : bool, default=True
-        Refit with the best C on the full data; else average the folds' models at
-        the best C.
-    fit_intercept, class_weight, tol, max_iter, random_state, solver, sampling,
-    batch_size, verbose
-        As in :class:`LogisticRegression`.
+    fit_intercept, intercept_scaling, class_weight, tol, max_iter, random_state, solver,
+    sampling, batch_size, verbose
+        As in :class:`LogisticRegression` (``class_weight="balanced"`` is computed
+        on the full data).
 
     Attributes
     ----------
-    C_ : float, the chosen C
-    Cs_ : (n_Cs,) the grid
-    scores_ : (n_folds, n_Cs) test scores
-    coefs_paths_ : (n_folds, n_Cs, n_problems, n_features [+ 1 with an intercept])
-    classes_, coef_, intercept_, n_iter_, dual_gap_, solver_, trace_ : of the final model
+    Cs_ : (n_Cs,) the grid; l1_ratios_ : (n_l1_ratios,) the ρ grid ([None] if none)
+    C_, l1_ratio_ : the chosen values (legacy: arrays of shape (n_classes,), (1,) binary)
+    scores_ : (n_folds, n_l1_ratios, n_Cs) test scores (legacy: dict per class of
+        (n_folds, n_Cs[, n_l1_ratios]))
+    coefs_paths_ : (n_folds, n_l1_ratios, n_Cs, n_problems, n_features [+ 1]) (legacy:
+        dict per class of (n_folds, n_Cs[, n_l1_ratios], n_features [+ 1]))
+    n_iter_ : (n_folds, n_l1_ratios, n_Cs) epochs, max over the OvR problems (legacy:
+        (1, n_folds, n_Cs[, n_l1_ratios]))
+    classes_, coef_, intercept_, dual_gap_, solver_, trace_ : of the final model
     """
 
-    def __init__(self, *, Cs=10, cv=5, penalty="l2", l1_ratio=0.5, scoring=None,
-                 fit_intercept=True, class_weight=None, tol=1e-4, max_iter=1000, n_jobs=None,
-                 refit=True, random_state=None, solver="auto", sampling=None,
-                 batch_size=1, verbose=0):
+    def __init__(self, *, Cs=10, l1_ratios="warn", fit_intercept=True, cv=None, dual="auto",
+                 penalty="deprecated", scoring="warn", solver="auto", tol=1e-4, max_iter=1000,
+                 class_weight=None, n_jobs=None, verbose=0, refit=True, intercept_scaling=1.0,
+                 random_state=None, use_legacy_attributes="warn", sampling=None,
+                 batch_size=1):
         self.Cs = Cs
-        self.cv = cv
-        self.penalty = penalty
-        self.l1_ratio = l1_ratio
-        self.scoring = scoring
+        self.l1_ratios = l1_ratios
         self.fit_intercept = fit_intercept
-        self.class_weight = class_weight
+        self.cv = cv
+        self.dual = dual
+        self.penalty = penalty
+        self.scoring = scoring
+        self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.refit = refit
+        self.intercept_scaling = intercept_scaling
         self.random_state = random_state
-        self.solver = solver
+        self.use_legacy_attributes = use_legacy_attributes
         self.sampling = sampling
         self.batch_size = batch_size
-        self.verbose = verbose
+
+    def _transitional(self):
+        """(l1_ratios, scoring, legacy) after scikit-learn's transitional "warn" defaults."""
+        l1_ratios, scoring, legacy = self.l1_ratios, self.scoring, self.use_legacy_attributes
+        if isinstance(l1_ratios, str) and l1_ratios == "warn":
+            l1_ratios = None
+            warnings.warn("The default value for l1_ratios will change from None to (0.0,) in "
+                          "version 1.10. From version 1.10 onwards, only array-like with "
+                          "values in [0, 1] will be allowed, None will be forbidden. To avoid "
+                          "this warning, explicitly set a value, e.g. l1_ratios=(0,).",
+                          FutureWarning, stacklevel=3)
+        if isinstance(scoring, str) and scoring == "warn":
+            scoring = None
+            warnings.warn("The default value of the parameter 'scoring' will change from "
+                          "None, i.e. accuracy, to 'neg_log_loss' in version 1.11. To silence "
+                          "this warning, explicitly set the scoring parameter: "
+                          "scoring='neg_log_loss' for the new, scoring='accuracy' or "
+                          "scoring=None for the old default.", FutureWarning, stacklevel=3)
+        if isinstance(legacy, str) and legacy == "warn":
+            legacy = True
+            warnings.warn("The fitted attributes of LogisticRegressionCV will be simplified "
+                          "in scikit-learn 1.10 to remove redundancy. Set "
+                          "`use_legacy_attributes=False` to enable the new behavior now, or "
+                          "set it to `True` to silence this warning during the transition "
+                          "period while keeping the deprecated behavior for the time being.",
+                          FutureWarning, stacklevel=3)
+        else:
+            legacy = check_bool("use_legacy_attributes", legacy)
+        return l1_ratios, scoring, legacy
 
     def fit(self, X, y, sample_weight=None):
-        """Cross-validate the C grid, then refit (or average) at the best C."""
+        """Cross-validate the (C, ρ) grid, then refit (or average) at the best values."""
         check_bool("fit_intercept", self.fit_intercept)
+        check_bool("refit", self.refit)
+        check_intercept_scaling(self.intercept_scaling)
+        l1_ratios, scoring, legacy = self._transitional()
+        name, grid = _cv_penalty(self.penalty, l1_ratios, self.l1_ratios is None)
+        methods = [logistic_method(self.solver, _rho_penalty(name, r), self.dual)
+                   for r in grid]
         X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES)
         classes, _ = encode_labels(y)
-        if self.penalty is None:
-            raise ValueError("LogisticRegressionCV needs a penalty ('l1', 'l2' or "
-                             "'elasticnet')")
         n = X.shape[0]
         user_sw = None if sample_weight is None else check_sample_weight(sample_weight, n)
         sw = class_sample_weight(self.class_weight, classes, y,
@@ -406,44 +558,80 @@ class LogisticRegressionCV(_CDClassifier):
         if Cs.size == 0 or np.any(Cs <= 0) or not np.all(np.isfinite(Cs)):
             raise ValueError("Cs must be a positive int or a non-empty array of finite "
                              "values > 0")
-        _penalty(self.penalty, self.l1_ratio, 1.0)  # validates penalty and l1_ratio
-        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
+        folds = list(check_cv(5 if self.cv is None else self.cv, y, classifier=True)
+                     .split(X, y))
         options = self._solve_options()
+        fold_options = [dict(options, **_fold_solver(m)) for m in methods]
         out = Parallel(n_jobs=self.n_jobs)(
-            delayed(_logistic_fold)(X, y, sw, train, test, classes, self.penalty,
-                                    self.l1_ratio, Cs, self.fit_intercept, options,
-                                    self.scoring, user_sw)
-            for train, test in folds
+            delayed(_logistic_fold)(X, y, sw, train, test, classes, name,
+                                    0.5 if r is None else r, Cs, self.fit_intercept,
+                                    fold_options[j], scoring, user_sw)
+            for train, test in folds for j, r in enumerate(grid)
         )
         for *_, caught in out:
             reemit(caught)
+        n_f, n_l, n_c = len(folds), len(grid), len(Cs)
+        shape = (n_f, n_l)
+        scores = np.stack([o[0] for o in out]).reshape(*shape, n_c)
+        coefs = np.stack([o[1] for o in out]).reshape(*shape, *out[0][1].shape)
+        intercepts = np.stack([o[2] for o in out]).reshape(*shape, *out[0][2].shape)
+        n_iter = np.stack([o[3].max(axis=1) for o in out]).reshape(*shape, n_c)
+        paths = (np.concatenate([coefs, intercepts[..., None]], axis=-1)
+                 if self.fit_intercept else coefs)  # (folds, ρ, Cs, problems, dof)
         self.classes_ = classes
         self.Cs_ = Cs
-        self.scores_ = np.vstack([o[0] for o in out])
-        coefs = np.stack([o[1] for o in out])            # (folds, Cs, k, d)
-        intercepts = np.stack([o[2] for o in out])       # (folds, Cs, k)
-        self.coefs_paths_ = (np.concatenate([coefs, intercepts[..., None]], axis=-1)
-                             if self.fit_intercept else coefs)
-        best = int(np.argmax(self.scores_.mean(axis=0)))
-        self.C_ = float(Cs[best])
+        self.l1_ratios_ = np.asarray(grid)
         if self.refit:
+            total = scores.sum(axis=0)  # (ρ, Cs)
+            j, i = np.unravel_index(int(np.argmax(total.T)), (n_c, n_l))[::-1]
+            C_best, rho_best = float(Cs[i]), grid[j]
             model = LogisticRegression(
-                penalty=self.penalty, C=self.C_, l1_ratio=self.l1_ratio,
+                C=C_best, l1_ratio=_rho_value(name, rho_best), dual=self.dual,
                 fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                 random_state=self.random_state, n_jobs=self.n_jobs, solver=self.solver,
                 sampling=self.sampling, batch_size=self.batch_size, verbose=self.verbose,
             ).fit(X, y, sample_weight=sw)
-            for name in ("coef_", "intercept_", "n_iter_", "dual_gap_", "solver_", "trace_"):
-                setattr(self, name, getattr(model, name))
+            for attr in ("coef_", "intercept_", "dual_gap_", "solver_", "trace_"):
+                setattr(self, attr, getattr(model, attr))
             self._dual_alphas = model._dual_alphas
+            C_, rho_ = C_best, rho_best
         else:
-            self.coef_ = coefs[:, best].mean(axis=0)
-            self.intercept_ = intercepts[:, best].mean(axis=0)
-            self.n_iter_ = np.stack([o[3] for o in out])[:, best].max(axis=0)
+            # each fold at its own best (C, ρ), averaged, as scikit-learn does
+            best = [np.unravel_index(int(np.argmax(scores[f].T)), (n_c, n_l))
+                    for f in range(n_f)]
+            self.coef_ = np.mean([coefs[f, j, i] for f, (i, j) in enumerate(best)], axis=0)
+            self.intercept_ = np.mean([intercepts[f, j, i] for f, (i, j) in enumerate(best)],
+                                      axis=0)
             self.dual_gap_ = np.full(self.coef_.shape[0], np.nan)
             self.solver_ = "cv-average"
             self.trace_ = None
+            C_ = float(np.mean([Cs[i] for i, _ in best]))
+            rho_ = (float(np.mean([grid[j] for _, j in best])) if name == "elasticnet"
+                    else 0.0)
+        self._set_cv_attributes(legacy, name, l1_ratios, C_, rho_, scores, paths, n_iter)
         return self
+
+    def _set_cv_attributes(self, legacy, name, l1_ratios, C_, rho_, scores, paths, n_iter):
+        """scikit-learn's layouts of C_, l1_ratio_, scores_, coefs_paths_, n_iter_."""
+        if not legacy:
+            self.C_ = C_
+            self.l1_ratio_ = (float(rho_) if l1_ratios is not None and rho_ is not None
+                              else 1.0 if name == "l1" else 0.0)
+            self.scores_, self.coefs_paths_, self.n_iter_ = scores, paths, n_iter
+            return
+        k = paths.shape[3]
+        keys = self.classes_[1:] if k == 1 else self.classes_
+        self.C_ = np.full(k, C_)
+        self.l1_ratio_ = np.asarray([rho_] * k)
+        # legacy order: (folds, Cs, ρ, ...), ρ dropped when no ρ grid was given
+        sc = np.swapaxes(scores, 1, 2)
+        pa = np.swapaxes(paths, 1, 2)
+        it = np.swapaxes(n_iter, 1, 2)[None]
+        if l1_ratios is None:
+            sc, pa, it = sc[:, :, 0], pa[:, :, 0], it[:, :, :, 0]
+        self.scores_ = {c: sc.copy() for c in keys}
+        self.coefs_paths_ = {c: pa[..., m, :] for m, c in enumerate(keys)}
+        self.n_iter_ = it
 
     def predict_proba(self, X):
         """As :meth:`LogisticRegression.predict_proba`."""
@@ -453,3 +641,25 @@ class LogisticRegressionCV(_CDClassifier):
         """``log(predict_proba(X))``."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+def _rho_penalty(name, rho):
+    """The penalty name at one point ρ of the grid (elasticnet at ρ = 0 is l2, at 1 l1)."""
+    if name != "elasticnet" or rho is None:
+        return name
+    return "l2" if rho == 0 else "l1" if rho == 1 else "elasticnet"
+
+
+def _rho_value(name, rho):
+    """LogisticRegression's l1_ratio for the penalty name (and ρ, for elasticnet)."""
+    if name == "elasticnet":
+        return float(rho)
+    return 1.0 if name == "l1" else 0.0
+
+
+def _fold_solver(method):
+    """The folds' ``solver`` keyword: (method, formulation) from :func:`logistic_method`."""
+    solver, dual = method
+    if solver == "auto" and dual:
+        solver = "dual-cd"
+    return {} if solver == "auto" else {"solver": solver}

@@ -82,7 +82,7 @@ class GroupLasso(_CDRegressor):
     solver = "block-cd"
     batch_size = 1
 
-    def __init__(self, groups=1, alpha=1.0, *, weights=None, fit_intercept=True, tol=1e-6,
+    def __init__(self, groups=1, alpha=1.0, *, weights=None, fit_intercept=True, tol=1e-4,
                  max_iter=1000, warm_start=False, random_state=None, sampling=None,
                  verbose=0):
         self.groups = groups
@@ -99,6 +99,9 @@ class GroupLasso(_CDRegressor):
     def _objective(self, n_samples):
         alpha = check_positive("alpha", self.alpha, allow_zero=True)
         return ("group_l2", alpha, 1.0) if alpha > 0 else ("none", None, 1.0)
+
+    def _method(self):
+        return "block-cd", self._solve_options()
 
     def _solve_options(self) -> dict:
         d = self.n_features_in_

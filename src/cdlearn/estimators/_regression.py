@@ -15,10 +15,16 @@ from ..data import as_design, check_positive, check_sample_weight
 from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
+    PRECOMPUTE_DOC,
+    SELECTION_DOC,
     CDEstimatorBase,
     check_bool,
+    check_copy_X,
     check_ratio,
+    check_solver,
+    precompute_solver,
     run_problems,
+    selection_sampling,
 )
 
 
@@ -32,6 +38,11 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
         """(penalty, λ, l1_ratio) of cdlearn's objective."""
         raise NotImplementedError
 
+    def _method(self):
+        """(solver, options of ``solve``) from the estimator's parameters."""
+        check_copy_X(self.copy_X)
+        return check_solver(self.solver, {}), self._solve_options()
+
     def fit(self, X, y, sample_weight=None):
         """Fit the model; ``sample_weight`` are per-sample weights ``s_i``."""
         check_bool("fit_intercept", self.fit_intercept)
@@ -44,14 +55,12 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
         if self._normalize_weights:
             sw = sw * (n / sw.sum())
         penalty, lam, l1_ratio = self._objective(n)
-        options = self._solve_options()
-        if check_bool("positive", getattr(self, "positive", False)):  # Lasso, ElasticNet
-            options["positive"] = True
+        solver, options = self._method()
         Y = np.asarray(y, dtype=np.float64).reshape(n, -1)
         targets = [np.ascontiguousarray(Y[:, k]) for k in range(Y.shape[1])]
         results, method = run_problems(
             design, targets, [sw] * len(targets), loss="squared", penalty=penalty, lam=lam,
-            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=self.solver,
+            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=solver,
             options=options,
             warm=self._warm_list(len(targets), design.n_features),
         )
@@ -96,6 +105,8 @@ _COMMON_PARAMS = """
         Start from the previous ``coef_``/``intercept_`` (and dual variables).
     random_state : int, RandomState or None, default=None
         Seed of the coordinate sampling.
+    copy_X : bool, default=True
+        Accepted for scikit-learn compatibility: cdlearn never modifies X.
     solver : str, default="auto"
         ``"auto"`` (:func:`cdlearn.api.auto_solver`), or a method name such as
         ``"primal-cd"``, ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``.
@@ -120,8 +131,20 @@ _COMMON_PARAMS = """
 """
 
 
-class Lasso(_CDRegressor):
-    """Lasso: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + α‖w‖₁`` by coordinate descent.
+class _SparseRegressor(_CDRegressor):
+    """Lasso and ElasticNet: scikit-learn's ``precompute`` and ``selection``."""
+
+    def _method(self):
+        solver, options = super()._method()
+        solver, extra = precompute_solver(self.precompute, solver)
+        options.update(extra, sampling=selection_sampling(self.selection, self.sampling))
+        if check_bool("positive", self.positive):
+            options["positive"] = True
+        return solver, options
+
+
+class Lasso(_SparseRegressor):
+    __doc__ = """Lasso: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + α‖w‖₁`` by coordinate descent.
 
     Mapping: squared loss ``½(z - y)²``, ``penalty="l1"``, ``λ = α``; sample
     weights are rescaled to sum to ``n_samples``, as scikit-learn does, so the
@@ -135,16 +158,20 @@ class Lasso(_CDRegressor):
         Constrain the coefficients to ``w ≥ 0`` (solvers "ws-cd", the default
         under "auto", and "primal-cd"; the duality gap is that of the
         constrained problem).
-    """ + _COMMON_PARAMS
+    """ + PRECOMPUTE_DOC + SELECTION_DOC + _COMMON_PARAMS
 
     _normalize_weights = True
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-4, max_iter=1000,
-                 warm_start=False, random_state=None, solver="auto", sampling=None,
-                 batch_size=1, verbose=0, positive=False):
+    def __init__(self, alpha=1.0, *, fit_intercept=True, precompute=False, copy_X=True,
+                 max_iter=1000, tol=1e-4, warm_start=False, random_state=None,
+                 selection="cyclic", solver="auto", sampling=None, batch_size=1, verbose=0,
+                 positive=False):
         self.alpha = alpha
         self.positive = positive
         self.fit_intercept = fit_intercept
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.selection = selection
         self.tol = tol
         self.max_iter = max_iter
         self.warm_start = warm_start
@@ -159,8 +186,8 @@ class Lasso(_CDRegressor):
         return ("l1", alpha, 1.0) if alpha > 0 else ("none", None, 1.0)
 
 
-class ElasticNet(_CDRegressor):
-    """Elastic net: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + αρ‖w‖₁ + α(1-ρ)/2 ‖w‖²``.
+class ElasticNet(_SparseRegressor):
+    __doc__ = """Elastic net: ``(1/2n) Σ s_i (y_i - x_iᵀw - b)² + αρ‖w‖₁ + α(1-ρ)/2 ‖w‖²``.
 
     Mapping: squared loss ``½(z - y)²``, ``penalty="elastic_net"``,
     ``λ = α``, ``l1_ratio = ρ``; sample weights are rescaled to sum to
@@ -175,17 +202,21 @@ class ElasticNet(_CDRegressor):
         ρ, the l1 share of the penalty.
     positive : bool, default=False
         Constrain the coefficients to ``w ≥ 0`` (as :class:`Lasso`).
-    """ + _COMMON_PARAMS
+    """ + PRECOMPUTE_DOC + SELECTION_DOC + _COMMON_PARAMS
 
     _normalize_weights = True
 
-    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, tol=1e-4,
-                 max_iter=1000, warm_start=False, random_state=None, solver="auto",
-                 sampling=None, batch_size=1, verbose=0, positive=False):
+    def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, precompute=False,
+                 max_iter=1000, copy_X=True, tol=1e-4, warm_start=False, random_state=None,
+                 selection="cyclic", solver="auto", sampling=None, batch_size=1, verbose=0,
+                 positive=False):
         self.alpha = alpha
         self.positive = positive
         self.l1_ratio = l1_ratio
         self.fit_intercept = fit_intercept
+        self.precompute = precompute
+        self.copy_X = copy_X
+        self.selection = selection
         self.tol = tol
         self.max_iter = max_iter
         self.warm_start = warm_start
@@ -208,7 +239,7 @@ class ElasticNet(_CDRegressor):
 
 
 class Ridge(_CDRegressor):
-    """Ridge: ``Σ s_i (y_i - x_iᵀw - b)² + α‖w‖²`` by coordinate descent.
+    __doc__ = """Ridge: ``Σ s_i (y_i - x_iᵀw - b)² + α‖w‖²`` by coordinate descent.
 
     Mapping: dividing by ``2n``, squared loss ``½(z - y)²``,
     ``penalty="l2"`` (``λ/2‖w‖²``), ``λ = α / n``; raw sample weights, as
@@ -219,13 +250,23 @@ class Ridge(_CDRegressor):
     ----------
     alpha : float, default=1.0
         Regularisation strength (0: no penalty).
+    max_iter : int or None, default=1000
+        None: 1000 epochs (scikit-learn's None is "the solver's default").
+    solver : str, default="auto"
+        cdlearn's methods as below, or scikit-learn's names mapped: "svd" and
+        "cholesky" (direct) → newton-cd in Gram form (for the squared loss its
+        model is the problem: one Cholesky solve); "lsqr", "sparse_cg" →
+        newton-cg (conjugate gradients on the normal equations); "sag",
+        "saga" (stochastic, per sample) → dual CD (SDCA); "lbfgs" needs
+        ``positive=True`` in scikit-learn and is rejected likewise.
     """ + _COMMON_PARAMS
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, tol=1e-4, max_iter=1000,
-                 warm_start=False, random_state=None, solver="auto", sampling=None,
+    def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=1000, tol=1e-4,
+                 solver="auto", random_state=None, warm_start=False, sampling=None,
                  batch_size=1, verbose=0):
         self.alpha = alpha
         self.fit_intercept = fit_intercept
+        self.copy_X = copy_X
         self.tol = tol
         self.max_iter = max_iter
         self.warm_start = warm_start
@@ -238,3 +279,21 @@ class Ridge(_CDRegressor):
     def _objective(self, n_samples):
         alpha = check_positive("alpha", self.alpha, allow_zero=True)
         return ("l2", alpha / n_samples, 0.0) if alpha > 0 else ("none", None, 0.0)
+
+    def _method(self):
+        check_copy_X(self.copy_X)
+        if self.solver == "lbfgs":  # scikit-learn's own restriction
+            raise ValueError("'lbfgs' solver can be used only when positive=True. Please use "
+                             "another solver.")
+        solver = check_solver(self.solver, RIDGE_SOLVERS)
+        options = self._solve_options()
+        if self.max_iter is None:
+            options["max_epochs"] = 1000
+        if self.solver in ("svd", "cholesky"):
+            options["hessian"] = "gram"
+        return solver, options
+
+
+#: scikit-learn's Ridge solvers → cdlearn's methods (see Ridge's docstring)
+RIDGE_SOLVERS = {"svd": "newton-cd", "cholesky": "newton-cd", "lsqr": "newton-cg",
+                 "sparse_cg": "newton-cg", "sag": "dual-cd", "saga": "dual-cd"}
