@@ -15,6 +15,7 @@ import sklearn.linear_model as sk
 import sklearn.svm as sksvm
 from sklearn.exceptions import ConvergenceWarning
 
+import cdlearn
 from cdlearn.estimators import (
     ElasticNet,
     Lasso,
@@ -155,8 +156,13 @@ def test_logistic_cv_transitional_defaults_warn_as_sklearn():
 def test_dual_formulations_and_sklearn_errors():
     X, y = _problem(True, n=60, d=8)
     wide = np.hstack([X, X[:, ::-1] * 0.5, X ** 2])[:20]  # n < d
-    assert LinearSVC(**TIGHT).fit(wide, y[:20]).solver_ == "dual-cd"
-    assert LinearSVC(**TIGHT).fit(X, y).solver_ != "dual-cd"  # n > d: primal
+    # dual="auto" is cdlearn's solver="auto" (not scikit-learn's n < d rule)
+    yw = np.where(y[:20] == np.unique(y)[1], 1.0, -1.0)
+    auto = cdlearn.solve(wide, yw, loss="squared_hinge", penalty="l2", lam=1.0 / 20,
+                         fit_intercept=True).solver
+    assert LinearSVC(**TIGHT).fit(wide, y[:20]).solver_ == auto
+    assert LinearSVC(loss="hinge", **TIGHT).fit(X, y).solver_ == "dual-cd"  # hinge: dual only
+    assert LinearSVC(penalty="l1", **TIGHT).fit(X, y).solver_ != "dual-cd"  # l1: primal only
     assert LinearSVC(dual=True, **TIGHT).fit(X, y).solver_ == "dual-cd"
     assert LogisticRegression(dual=True, **TIGHT).fit(X, y).solver_ == "dual-cd"
     assert LogisticRegression(dual=False, **TIGHT).fit(wide, y[:20]).solver_ != "dual-cd"

@@ -395,9 +395,10 @@ class LinearSVC(_CDClassifier):
     dual : bool or "auto", default="auto"
         scikit-learn's: True runs dual CD, False a primal method (under
         ``solver="auto"``: primal CD where the face-off would choose dual CD);
-        "auto" chooses as scikit-learn: dual when ``n_samples < n_features``,
-        else primal, unless the (penalty, loss) pair offers only the other
-        (hinge: dual; l1: primal). The pairs liblinear lacks raise its error.
+        "auto" (scikit-learn's rule is dual when ``n_samples < n_features``):
+        cdlearn's ``solver="auto"`` choice among the formulations the
+        (penalty, loss) pair has (hinge: dual; l1: primal). The pairs liblinear
+        lacks raise its error.
     C : float, default=1.0
         Inverse regularisation strength.
     multi_class : {"ovr"}, default="ovr"
@@ -447,10 +448,11 @@ class LinearSVC(_CDClassifier):
             formulation = check_dual(self.dual, method)
             check_formulation(self.loss, self.penalty, formulation)
             return method, formulation
-        # scikit-learn's rule: the formulation the shape prefers, if the pair has it
+        # "auto": cdlearn's own choice (solver="auto"), among the formulations the
+        # (loss, penalty) pair has; scikit-learn's shape rule (dual iff n < d) is about
+        # liblinear's speed, and on small problems it would trade newton-cd's exact
+        # answer for dual CD's
         offered = _FORMULATIONS.get((self.loss, self.penalty), ())
-        prefer = n_samples < n_features
-        dual = prefer if prefer in offered else not prefer
-        check_formulation(self.loss, self.penalty, dual)
-        # an explicit method wins over "auto"
-        return method, (dual if method == "auto" else None)
+        if not offered:
+            check_formulation(self.loss, self.penalty, True)
+        return method, (offered[0] if len(offered) == 1 and method == "auto" else None)
