@@ -16,7 +16,6 @@ not run. The raw outcomes go to the JSON file of ``--sklearn-outcomes``.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import importlib
 import json
@@ -28,7 +27,7 @@ import warnings
 
 import pytest
 
-from .tables import NOT_APPLICABLE, SUBSTITUTES
+from .tables import SUBSTITUTES, not_applicable
 
 #: seconds a single test may run before it counts as failed ("timeout")
 TIMEOUT = 120
@@ -66,14 +65,6 @@ def substitutes() -> dict[str, tuple[str, object]]:
 def test_key(item) -> str:
     """``<file name>::<test name>[<parameters>]``, the name the reports use."""
     return f"{item.path.name}::{item.name}"
-
-
-def not_applicable(key: str) -> str | None:
-    """The reason a test is not applicable, or None."""
-    for pattern, reason in NOT_APPLICABLE:
-        if fnmatch.fnmatchcase(key, pattern):
-            return reason
-    return None
 
 
 class NotOffered(TypeError):

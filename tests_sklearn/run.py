@@ -52,23 +52,31 @@ def run_pytest(targets: list[str], outcomes: Path, extra=()) -> int:
 
 def summarize(outcomes: dict) -> dict:
     """Counts per estimator, not-offered parameters, failures and not-applicable groups."""
+    from .tables import not_applicable
+
     per = defaultdict(Counter)
     params = defaultdict(Counter)
     failures = []
-    not_applicable = Counter()
+    na_reasons = Counter()
     uninvolved = Counter()
     collection_errors = {}
+    totals = Counter()
     for nodeid, entry in sorted(outcomes.items()):
+        reason = not_applicable(nodeid)  # the table decides, also for an older run
+        if reason is not None:
+            entry = dict(entry, outcome="not applicable", detail=reason)
         outcome = entry["outcome"]
         if outcome == "collection error":
             collection_errors[nodeid] = entry["detail"]
             continue
         if outcome == "not applicable":
-            not_applicable[entry["detail"]] += 1
+            na_reasons[entry["detail"]] += 1
+            totals[outcome] += 1
             continue
         if not entry["used"]:
             uninvolved[outcome] += 1
             continue
+        totals[outcome] += 1
         for name in entry["used"]:
             per[name][outcome] += 1
             for p in entry.get("params", ()):
@@ -76,14 +84,12 @@ def summarize(outcomes: dict) -> dict:
         if outcome == "failed":
             failures.append({"test": nodeid, "used": entry["used"],
                              "error": entry["detail"], "where": entry.get("where", "")})
-    totals = Counter(e["outcome"] for e in outcomes.values() if e["used"]
-                     or e["outcome"] == "not applicable")
     return {
         "totals": dict(totals),
         "estimators": {k: dict(v) for k, v in sorted(per.items())},
         "not_offered": {k: dict(v.most_common()) for k, v in sorted(params.items())},
         "failures": failures,
-        "not_applicable": dict(not_applicable.most_common()),
+        "not_applicable": dict(na_reasons.most_common()),
         "without_cdlearn": dict(uninvolved),
         "collection_errors": collection_errors,
     }
@@ -129,8 +135,14 @@ def main(argv=None) -> int:
     parser.add_argument("--files", nargs="*", help="only these test files (e.g. test_ridge.py)")
     parser.add_argument("--out", default=str(HERE / "results"),
                         help="directory of report.md / report.json ('' for none)")
+    parser.add_argument("--from-report", metavar="JSON",
+                        help="no run: summarize the outcomes stored in a report.json again "
+                             "(with the current not-applicable table)")
     parser.add_argument("pytest_args", nargs="*", help="passed to pytest (after --)")
     args = parser.parse_args(argv)
+    if args.from_report:
+        return write_report(json.loads(Path(args.from_report).read_text())["outcomes"],
+                            args.out, "python -m tests_sklearn")
     files = test_files(args.files)
     if args.quick:
         from .tables import QUICK
@@ -143,12 +155,17 @@ def main(argv=None) -> int:
         raw = Path(tmp) / "outcomes.json"
         run_pytest(targets, raw, args.pytest_args)
         outcomes = json.loads(raw.read_text())
+    return write_report(outcomes, args.out,
+                        "python -m tests_sklearn" + (" --quick" if args.quick else ""))
+
+
+def write_report(outcomes: dict, out: str, command: str) -> int:
+    """Write report.md / report.json to ``out`` ('' for none); 1 if an applicable test failed."""
     summary = summarize(outcomes)
     summary["outcomes"] = outcomes
-    command = "python -m tests_sklearn" + (" --quick" if args.quick else "")
     text = markdown(summary, command)
-    if args.out:
-        out = Path(args.out)
+    if out:
+        out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(text)
         (out / "report.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
