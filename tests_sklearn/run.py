@@ -168,7 +168,7 @@ def write_report(outcomes: dict, out: str, command: str) -> int:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "report.md").write_text(text)
-        (out / "report.json").write_text(json.dumps(summary, indent=1, sort_keys=True))
+        (out / "report.json").write_text(json.dumps(summary, sort_keys=True, separators=(",", ":")))
     print(text)
     return 1 if summary["failures"] or summary["collection_errors"] else 0
 
