@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all bench bench-quick lint clean
+.PHONY: install demo test test-all test-sklearn bench bench-quick lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -24,6 +24,11 @@ test: $(STAMP)
 test-all: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q
 
+# scikit-learn's own linear_model / svm tests with cdlearn's estimators (several minutes);
+# writes tests_sklearn/results/report.{md,json}
+test-sklearn: $(STAMP)
+	$(PY) -m tests_sklearn
+
 bench: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run
 
@@ -31,7 +36,7 @@ bench-quick: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run --quick
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks tests_sklearn
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
