@@ -7,11 +7,18 @@ and runs it with the shared driver :func:`cdlearn.solvers.base.run`.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
+from .data import (
+    as_design,
+    check_choice,
+    check_finite,
+    check_int,
+    check_positive,
+    check_sample_weight,
+    check_seed,
+    check_target,
+)
 from .faceoff import analyze
 from .losses import LOSS_CODES
 from .penalties import PENALTIES, penalty_strengths
@@ -23,14 +30,33 @@ from .solvers.newton_cd import choose_hessian
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
 _PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista", "ws-cd", "newton-cd", "newton-cg")
+#: ``solve``'s method options, their defaults and the methods that use them; a
+#: method given a non-default value of an option it does not use raises (it
+#: would be ignored). Methods check the values they do not support themselves.
+METHOD_OPTIONS = {
+    "sampling": (None, ("primal-cd", "dual-cd", "block-cd", "ws-cd", "spdc")),
+    "power": (1.0, ("primal-cd", "block-cd")),
+    "primal_step": ("newton", ("primal-cd", "ws-cd")),
+    "dual_step": ("exact", ("dual-cd",)),
+    "w0": (None, _PRIMAL_OPTION_SOLVERS),
+    "alpha0": (None, ("dual-cd", "spdc", "dgpd")),
+}
 
 
-def _check_int(name, value, *, low=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
+def ignored_options(solver: str, **given) -> list[str]:
+    """The options among ``given`` (``METHOD_OPTIONS`` names) set but not used by ``solver``."""
+    return [name for name, value in given.items()
+            if solver not in METHOD_OPTIONS[name][1] and not (
+                value is METHOD_OPTIONS[name][0]
+                or isinstance(value, str | float) and value == METHOD_OPTIONS[name][0])]
+
+
+def check_method_options(solver: str, **given) -> None:
+    """Raise a ValueError naming ``solver`` and the first option it would ignore."""
+    for name in ignored_options(solver, **given):
+        methods = ", ".join(map(repr, METHOD_OPTIONS[name][1]))
+        raise ValueError(f"solver={solver!r} does not take {name} (an option of "
+                         f"{methods}); leave it at its default")
 
 
 def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
@@ -84,6 +110,7 @@ def cd_options_requested(options: dict) -> bool:
     """
     o = dict(options)
     if (o.pop("sampling", None) is not None or o.pop("batch_size", 1) != 1
+            or o.pop("power", 1.0) != 1.0
             or o.pop("primal_step", "newton") != "newton"
             or o.pop("dual_step", "exact") != "exact" or o.pop("alpha0", None) is not None):
         return True
@@ -282,23 +309,31 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     check_choice("dual_step", dual_step, ("exact", "fixed"))
     check_choice("primal_step", primal_step, ("newton", "lipschitz"))
     tol = check_positive("tol", tol)
-    max_epochs = _check_int("max_epochs", max_epochs)
-    batch_size = _check_int("batch_size", batch_size)
+    max_epochs = check_int("max_epochs", max_epochs)
+    batch_size = check_int("batch_size", batch_size)
     if check_every is not None:
-        check_every = _check_int("check_every", check_every)
+        check_every = check_int("check_every", check_every)
     power = check_positive("power", power, allow_zero=True)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    intercept0 = check_finite("intercept0", intercept0)
+    seed = check_seed("seed", seed)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
 
     reason = "requested"
+    given = dict(sampling=sampling, power=power, primal_step=primal_step, dual_step=dual_step,
+                 w0=w0, alpha0=alpha0)
     if solver == "auto":
         cd_options = cd_options_requested(dict(
             solver_options, sampling=sampling, batch_size=batch_size, primal_step=primal_step,
-            dual_step=dual_step, alpha0=alpha0))
+            dual_step=dual_step, alpha0=alpha0, power=power))
         solver, reason = auto_solver(problem, cd_options=cd_options)
+        if ignored_options(solver, **given):
+            # an option only the other of primal and dual CD takes decides between them
+            other = "primal-cd" if solver == "dual-cd" else "dual-cd"
+            if not ignored_options(other, **given) and SOLVERS[other].supports(problem):
+                solver, reason = other, f"{', '.join(ignored_options(solver, **given))} given"
     spec = SOLVERS[solver]
+    check_method_options(solver, **given)
     spec.check(problem)
     n_coords = problem.n_features if solver in _PRIMAL_OPTION_SOLVERS else problem.n_samples
     if batch_size > n_coords:

@@ -18,7 +18,8 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
 
-from ..data import as_design, check_positive, check_sample_weight
+from ..data import as_design, check_int, check_positive, check_sample_weight
+from ..multiclass import n_workers
 from ..paths import lambda_grid, lambda_max, path, reemit
 from ._base import ACCEPT_SPARSE, DTYPES, CDEstimatorBase, check_bool
 from ._classification import (
@@ -114,7 +115,8 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
         n = X.shape[0]
         sw = check_sample_weight(sample_weight, n)
         if self.alphas is None or isinstance(self.alphas, numbers.Integral):
-            n_alphas = self.n_alphas if self.alphas is None else self.alphas
+            n_alphas = (check_int("n_alphas", self.n_alphas) if self.alphas is None
+                        else check_int("alphas", self.alphas))
             design = as_design(X)
             lmax = lambda_max(design, y, loss="squared", penalty="l1",
                               fit_intercept=self.fit_intercept, sample_weight=sw * (n / sw.sum()))
@@ -123,8 +125,9 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
             alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
             if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
                 raise ValueError("alphas must be a non-empty array of finite values > 0")
+        n_workers(self.n_jobs, 1)  # validates n_jobs
         folds = list(check_cv(self.cv).split(X, y))
-        options = self._solve_options()
+        options = dict(self._solve_options(), solver=self.solver)
         out = Parallel(n_jobs=self.n_jobs)(
             delayed(_lasso_fold)(X, y, sw, train, test, alphas, self.fit_intercept, options)
             for train, test in folds
@@ -258,8 +261,9 @@ class LogisticRegressionCV(_CDClassifier):
             raise ValueError("Cs must be a positive int or a non-empty array of finite "
                              "values > 0")
         _penalty(self.penalty, self.l1_ratio, 1.0)  # validates penalty and l1_ratio
+        n_workers(self.n_jobs, 1)  # validates n_jobs
         folds = list(check_cv(self.cv, y, classifier=True).split(X, y))
-        options = self._solve_options()
+        options = dict(self._solve_options(), solver=self.solver)
         out = Parallel(n_jobs=self.n_jobs)(
             delayed(_logistic_fold)(X, y, sw, train, test, classes, self.penalty,
                                     self.l1_ratio, Cs, self.fit_intercept, options,
