@@ -129,3 +129,13 @@ def test_huge_entries_are_refused_and_large_ones_certified():
         assert res.converged
         check_certificate(res, X * 1e6, y, np.ones(20), loss="logistic", penalty="l2",
                           lam=0.1)
+
+
+def test_spdc_at_extreme_scale_does_not_divide_by_zero():
+    """|x| ~ 1e50: τλ2 is below rounding, 1/(1 + τλ2) == 1 and log(c) was 0 (found by the fuzz)."""
+    A = np.array([[0, 0, 6.4e49], [0, -5.4e49, 0], [1.3e50, 0, 0]])
+    for y in ([-1.0, 1.0, -1.0], [-1.0, -1.0, 1.0], [-1.0, -1.0, -1.0]):
+        res = cdlearn.solve(A, np.array(y), loss="squared_hinge", lam=1e-3, solver="spdc",
+                            max_epochs=500)
+        # each row alone: w_j = y_i/x_ij fits it, P* = λ/2 Σ w_j² ≈ 1e-103
+        assert res.converged and 0.0 <= res.primal < 1e-100

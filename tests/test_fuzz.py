@@ -47,6 +47,10 @@ PENALTIES = ("l2", "l1", "elastic_net", "none", "group_l2")
 ROUTES = [(s, loss, pen) for s in SOLVERS for loss in SOLVERS[s].losses
           for pen in SOLVERS[s].penalties] + [("auto", loss, pen) for loss in LOSSES
                                                for pen in ("l2", "l1", "elastic_net")]
+#: beyond this ‖x‖²/(λn) no dual point computed in float64 resolves the gap (its
+#: rounding, ε‖x‖·|θ|, exceeds what the penalty allows): such results are only
+#: checked for consistency (README, Known limitations)
+KAPPA_VERIFIABLE = 1e14
 SCALES = (1e-150, 1e-50, 1e-3, 1.0, 1.0, 1.0, 1e3, 1e50, 1e100, 1e150)
 
 
@@ -218,7 +222,8 @@ def check_certificate(res, X, y, sw, *, loss, penalty, lam, rho=0.5, groups=None
     if res.primal is not None:
         assert abs(P - res.primal) <= rel * max(abs(P), P0) + 1e-300, (P, res.primal)
     converged = res.converged if res.converged is not None else res.gap <= tol * P0
-    if not converged:
+    kappa = float(np.max(np.sum(X * X, axis=1))) / (n * max(lam, 1e-300))
+    if not converged or kappa > KAPPA_VERIFIABLE:
         return
     threshold = 10 * tol * P0 + 1e-9 * abs(P) + 1e-300
     if penalty == "none":
