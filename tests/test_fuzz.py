@@ -35,6 +35,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 import cdlearn  # noqa: E402
+from cdlearn.data import MAX_ABS_VALUE  # noqa: E402
 from cdlearn.solvers import SOLVERS  # noqa: E402
 
 EXAMPLES = int(os.environ.get("CDLEARN_FUZZ_EXAMPLES", "40"))
@@ -280,7 +281,7 @@ def test_fuzz_solve(data, route):
                 expect_named_error(exc, "X")
             elif ykind in ("nan", "inf"):
                 expect_named_error(exc, "y")
-            elif dense is not None and np.abs(dense).max(initial=0) > 1e100:
+            elif dense is not None and np.abs(dense).max(initial=0) > MAX_ABS_VALUE:
                 expect_named_error(exc, "X")
             else:
                 expect_named_error(exc, "solver", "penalty", "loss", "fit_intercept", "l1_ratio",
@@ -318,7 +319,7 @@ def test_fuzz_estimators(data, name):
             est.fit(X, y)
         except (ValueError, TypeError) as exc:
             names = []  # what the message may name, given every defect of the input
-            if poison is not None or (dense is not None and np.abs(dense).max(initial=0) > 1e100):
+            if poison is not None or (dense is not None and np.abs(dense).max(initial=0) > MAX_ABS_VALUE):
                 names += ["X", "Input", "infinity"]
             if ykind in ("nan", "inf"):
                 names += ["y", "Input", "infinity"]

@@ -37,11 +37,12 @@ BINARY_LOSSES = frozenset({"logistic", "squared_hinge", "smooth_hinge", "hinge"}
 
 _INT32_MAX = np.iinfo(np.int32).max
 #: Largest |x_ij| accepted. The solvers need squared norms, their products
-#: with n, d and 1/λ, and margins of both signs; beyond this they leave the
-#: float64 range (at 1e150 a dual point overflowed to -1e266 and the reported
-#: gap no longer meant anything), so such input is refused instead of
-#: silently rescaled (the caller knows best how to scale it).
-MAX_ABS_VALUE = 1e100
+#: with n, d and 1/λ, and norms of Gram products (FISTA's power iteration
+#: squares ‖XᵀXv‖: NaN at |x| = 1e99); beyond this they leave the float64
+#: range (at 1e150 a dual point overflowed to -1e266 and the reported gap no
+#: longer meant anything), so such input is refused instead of silently
+#: rescaled (the caller knows best how to scale it).
+MAX_ABS_VALUE = 1e50
 
 
 @njit(cache=True)
