@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all test-sklearn bench bench-quick lint clean
+.PHONY: install demo test test-all test-sklearn fuzz bench bench-quick lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -28,6 +28,11 @@ test-all: $(STAMP)
 # writes tests_sklearn/results/report.{md,json}
 test-sklearn: $(STAMP)
 	$(PY) -m tests_sklearn
+
+# property-based fuzz of solve and the estimators: 2 tests x CDLEARN_FUZZ_EXAMPLES cases
+fuzz: $(STAMP)
+	CDLEARN_FUZZ_EXAMPLES=$${CDLEARN_FUZZ_EXAMPLES:-2500} $(PY) -m pytest -q tests/test_fuzz.py \
+		--hypothesis-show-statistics
 
 bench: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run

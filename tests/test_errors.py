@@ -48,7 +48,7 @@ def _solve(**kw):
         (dict(penalty="elastic_net", l1_ratio=1.0, solver="dual-cd"), ValueError, "l1_ratio=1"),
         (dict(sample_weight=-np.ones(20)), ValueError, "sample_weight must be non-negative"),
         (dict(w0=np.ones(3), solver="primal-cd"), ValueError, r"w0 must have shape \(5,\)"),
-        (dict(seed=1.5), TypeError, "seed must be an integer"),
+        (dict(seed=1.5), TypeError, "seed must be a non-negative integer"),
         (dict(callback=3), TypeError, "callback must be callable"),
         (dict(sampling="power", solver="dual-cd"), ValueError, "sampling='power'"),
     ],

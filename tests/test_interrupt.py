@@ -143,6 +143,7 @@ def test_path_keeps_points_reached(tmp_path):
     assert len(out["warnings"]) == 1
 
 
+@pytest.mark.slow  # ~12 s each (scikit-learn and joblib workers start up)
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_cv_raises_keyboard_interrupt(tmp_path, n_jobs):
     code, out = _interrupt(tmp_path, f"cv{n_jobs}")

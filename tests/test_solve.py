@@ -205,8 +205,9 @@ def test_smoothness_override_is_a_looser_valid_bound(solver):
     rng = np.random.default_rng(8)
     X, _ = _ridge_problem(rng, n=120, d=30)
     y = np.sign(X @ rng.standard_normal(30))
+    step = {"primal-cd": dict(primal_step="lipschitz"), "dual-cd": dict(dual_step="fixed")}
     kw = dict(loss="logistic", penalty="l2", lam=1e-2, tol=1e-10, solver=solver,
-              max_epochs=100000, primal_step="lipschitz", dual_step="fixed")
+              max_epochs=100000, **step[solver])
     tight = cdlearn.solve(X, y, **kw)
     loose = cdlearn.solve(X, y, smoothness=1.0, **kw)
     assert tight.converged and loose.converged

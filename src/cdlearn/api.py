@@ -11,11 +11,18 @@ and everything else here, so this layer imports nothing above it.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
-from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
+from .data import (
+    as_design,
+    check_choice,
+    check_finite,
+    check_int,
+    check_positive,
+    check_sample_weight,
+    check_seed,
+    check_target,
+)
 from .faceoff import analyze
 from .losses import LOSS_CODES
 from .penalties import PENALTIES, penalty_strengths
@@ -27,14 +34,33 @@ from .solvers.newton_cd import choose_hessian
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
 _PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista", "ws-cd", "newton-cd", "newton-cg")
+#: ``solve``'s method options, their defaults and the methods that use them; a
+#: method given a non-default value of an option it does not use raises (it
+#: would be ignored). Methods check the values they do not support themselves.
+METHOD_OPTIONS = {
+    "sampling": (None, ("primal-cd", "dual-cd", "block-cd", "ws-cd", "spdc")),
+    "power": (1.0, ("primal-cd", "block-cd")),
+    "primal_step": ("newton", ("primal-cd", "ws-cd")),
+    "dual_step": ("exact", ("dual-cd",)),
+    "w0": (None, _PRIMAL_OPTION_SOLVERS),
+    "alpha0": (None, ("dual-cd", "spdc", "dgpd")),
+}
 
 
-def _check_int(name, value, *, low=1):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    return int(value)
+def ignored_options(solver: str, **given) -> list[str]:
+    """The options among ``given`` (``METHOD_OPTIONS`` names) set but not used by ``solver``."""
+    return [name for name, value in given.items()
+            if solver not in METHOD_OPTIONS[name][1] and not (
+                value is METHOD_OPTIONS[name][0]
+                or isinstance(value, str | float) and value == METHOD_OPTIONS[name][0])]
+
+
+def check_options_used(solver: str, **given) -> None:
+    """Raise a ValueError naming ``solver`` and the first option it would ignore."""
+    for name in ignored_options(solver, **given):
+        methods = ", ".join(map(repr, METHOD_OPTIONS[name][1]))
+        raise ValueError(f"solver={solver!r} does not take {name} (an option of "
+                         f"{methods}); leave it at its default")
 
 
 def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
@@ -93,6 +119,7 @@ def cd_options_requested(options: dict) -> bool:
     """
     o = dict(options)
     if (o.pop("sampling", None) is not None or o.pop("batch_size", 1) != 1
+            or o.pop("power", 1.0) != 1.0
             or o.pop("primal_step", "newton") != "newton"
             or o.pop("dual_step", "exact") != "exact" or o.pop("alpha0", None) is not None):
         return True
@@ -288,8 +315,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
     stopping = check_stopping(tol=tol, max_epochs=max_epochs, check_every=check_every,
                               callback=callback, coef_tol=coef_tol)
     # choose
-    solver, reason = choose_solver(problem, solver, cd_options_requested(
-        dict(solver_options, **method, alpha0=alpha0)))
+    solver, reason = choose_solver(problem, solver, solver_options=solver_options, w0=w0,
+                                   alpha0=alpha0, **method)
     # run
     state = build_state(problem, solver, w0=w0, alpha0=alpha0, intercept0=intercept0,
                         **method, **solver_options)
@@ -309,10 +336,9 @@ def check_method_options(*, solver, sampling, power, batch_size, seed, dual_step
         check_choice("sampling", sampling, SAMPLINGS)
     check_choice("dual_step", dual_step, ("exact", "fixed"))
     check_choice("primal_step", primal_step, ("newton", "lipschitz"))
-    batch_size = _check_int("batch_size", batch_size)
+    batch_size = check_int("batch_size", batch_size)
     power = check_positive("power", power, allow_zero=True)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)):
-        raise TypeError(f"seed must be an integer or None, got {type(seed).__name__}")
+    seed = check_seed("seed", seed)
     return dict(sampling=sampling, power=power, batch_size=batch_size,
                 seed=seed, dual_step=dual_step, primal_step=primal_step)
 
@@ -322,20 +348,35 @@ def check_stopping(*, tol, max_epochs, check_every, callback, coef_tol=None) -> 
     tol = check_positive("tol", tol)
     if coef_tol is not None:
         coef_tol = check_positive("coef_tol", coef_tol)
-    max_epochs = _check_int("max_epochs", max_epochs)
+    max_epochs = check_int("max_epochs", max_epochs)
     if check_every is not None:
-        check_every = _check_int("check_every", check_every)
+        check_every = check_int("check_every", check_every)
     if callback is not None and not callable(callback):
         raise TypeError("callback must be callable")
     return dict(tol=tol, max_epochs=max_epochs, check_every=check_every, callback=callback,
                 coef_tol=coef_tol)
 
 
-def choose_solver(problem: Problem, solver: str, cd_options: bool = False) -> tuple[str, str]:
-    """``(method, reason)``: ``solver`` itself, or :func:`auto_solver`'s choice for "auto"."""
-    if solver == "auto":
-        return auto_solver(problem, cd_options=cd_options)
-    return solver, "requested"
+def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampling, power,
+                  batch_size, primal_step, dual_step, w0, alpha0, **_) -> tuple[str, str]:
+    """``(method, reason)``: ``solver`` itself, or :func:`auto_solver`'s choice for "auto".
+
+    With CD options (:func:`cd_options_requested`) "auto" chooses between primal
+    and dual CD only, and an option that only one of them takes decides.
+    """
+    if solver != "auto":
+        return solver, "requested"
+    given = dict(sampling=sampling, power=power, primal_step=primal_step, dual_step=dual_step,
+                 w0=w0, alpha0=alpha0)
+    solver, reason = auto_solver(problem, cd_options=cd_options_requested(dict(
+        solver_options, sampling=sampling, batch_size=batch_size, primal_step=primal_step,
+        dual_step=dual_step, alpha0=alpha0, power=power)))
+    ignored = ignored_options(solver, **given)
+    if ignored:
+        other = "primal-cd" if solver == "dual-cd" else "dual-cd"
+        if not ignored_options(other, **given) and SOLVERS[other].supports(problem):
+            solver, reason = other, f"{', '.join(ignored)} given"
+    return solver, reason
 
 
 def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, seed, dual_step,
@@ -344,8 +385,12 @@ def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, s
 
     ``sampling=None`` is the method's own (:func:`default_sampling`); primal
     methods take ``w0``, ``power`` and ``primal_step``, dual ones ``alpha0`` and
-    ``dual_step``; ``solver_options`` must be the method's own options.
+    ``dual_step``; an option the method would ignore raises
+    (:func:`check_options_used`); ``solver_options`` must be the method's own options.
     """
+    intercept0 = check_finite("intercept0", intercept0)
+    check_options_used(solver, sampling=sampling, power=power, primal_step=primal_step,
+                       dual_step=dual_step, w0=w0, alpha0=alpha0)
     spec = SOLVERS[solver]
     spec.check(problem)
     primal = solver in _PRIMAL_OPTION_SOLVERS

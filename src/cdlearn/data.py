@@ -27,12 +27,22 @@ __all__ = [
     "check_sample_weight",
     "check_positive",
     "check_choice",
+    "check_finite",
+    "check_int",
+    "check_seed",
     "BINARY_LOSSES",
 ]
 
 BINARY_LOSSES = frozenset({"logistic", "squared_hinge", "smooth_hinge", "hinge"})
 
 _INT32_MAX = np.iinfo(np.int32).max
+#: Largest |x_ij| accepted. The solvers need squared norms, their products
+#: with n, d and 1/λ, and norms of Gram products (FISTA's power iteration
+#: squares ‖XᵀXv‖: NaN at |x| = 1e99); beyond this they leave the float64
+#: range (at 1e150 a dual point overflowed to -1e266 and the reported gap no
+#: longer meant anything), so such input is refused instead of silently
+#: rescaled (the caller knows best how to scale it).
+MAX_ABS_VALUE = 1e50
 
 
 @njit(cache=True)
@@ -106,15 +116,60 @@ def check_choice(name: str, value, choices) -> str:
 
 def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
     """A finite real number > 0 (or >= 0 with ``allow_zero``)."""
+    value = check_finite(name, value)
+    if value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return value
+
+
+def check_finite(name: str, value) -> float:
+    """A finite real number (NaN and infinities raise a ValueError naming ``name``)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     value = float(value)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
-    if value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {bound}, got {value}")
     return value
+
+
+def check_int(name: str, value, *, low: int = 1) -> int:
+    """An integer ``>= low`` (bools and floats such as 2.5 or nan raise, naming ``name``)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    return int(value)
+
+
+def check_seed(name: str, value) -> int | None:
+    """None or a non-negative integer (numpy's ``SeedSequence`` rule), everywhere a seed is taken."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be a non-negative integer or None, got "
+                        f"{type(value).__name__}")
+    if value < 0:
+        raise ValueError(f"{name} must be a non-negative integer or None, got {value}")
+    return int(value)
+
+
+def _check_values(name: str, values: np.ndarray) -> None:
+    """NaN, infinity or entries beyond MAX_ABS_VALUE in ``values`` raise a ValueError.
+
+    The largest magnitude comes from ``max`` and ``min`` (NaN propagates through
+    both): no temporary of the input's size, which a matrix of 10⁷ entries
+    would pay as 80 MB for ``np.abs`` and 10 MB for an ``isfinite`` mask.
+    """
+    if values.size == 0:
+        return
+    top = max(float(values.max()), -float(values.min()))
+    if not np.isfinite(top):
+        raise ValueError(f"{name} contains NaN or infinity")
+    if top > MAX_ABS_VALUE:
+        raise ValueError(f"{name} has entries of magnitude {top:.3g} > {MAX_ABS_VALUE:g}, "
+                         "beyond what the solvers' certificates can represent in float64; "
+                         f"rescale {name} (e.g. divide it by its largest entry)")
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -210,9 +265,7 @@ class Design:
                 M = sp.csc_matrix(X, dtype=dtype, copy=True)
             M.sum_duplicates()  # also sorts indices
             M.eliminate_zeros()
-        # a finite sum proves every entry finite, without an n-by-nnz mask
-        if not np.isfinite(M.data.sum()) and not np.all(np.isfinite(M.data)):
-            raise ValueError(f"{name} contains NaN or infinity")
+        _check_values(name, M.data)
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
         self.is_sparse = True
@@ -239,8 +292,7 @@ class Design:
             raise ValueError(f"{name} is empty: shape {A.shape}")
         dtype = _float_dtype(A.dtype)
         A = np.asarray(A, dtype=dtype)
-        if not np.all(np.isfinite(A)):
-            raise ValueError(f"{name} contains NaN or infinity")
+        _check_values(name, A)
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
         self.is_sparse = False

@@ -23,8 +23,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .api import auto_solver, cd_options_requested, make_problem, solve
-from .data import as_design, check_choice, check_positive, check_sample_weight, check_target
+from .api import METHOD_OPTIONS, auto_solver, cd_options_requested, make_problem, solve
+from .data import (
+    as_design,
+    check_choice,
+    check_finite,
+    check_int,
+    check_positive,
+    check_sample_weight,
+    check_target,
+)
 from .losses import LOSS_CODES, weighted_conjugate_sum
 from .objectives import dual_point_from_margins, primal_value
 from .solvers.base import stop_on
@@ -34,8 +42,6 @@ __all__ = ["PathResult", "lambda_max", "lambda_grid", "path", "lasso_path", "ene
 
 #: l1 share used for λ_max when the penalty has no l1 part (glmnet's convention).
 L2_RHO = 1e-3
-#: views of the Design each method walks (the dual-start logic of warm starts).
-SOLVER_VIEWS = {"primal-cd": ("csc",), "dual-cd": ("csr",)}
 _PATH_PENALTIES = ("l1", "l2", "elastic_net")
 
 
@@ -76,9 +82,7 @@ def lambda_max(X, y, *, loss="squared", penalty="l1", l1_ratio=0.5, fit_intercep
 
 def lambda_grid(lam_max: float, n_lams: int = 100, eps: float = 1e-3) -> np.ndarray:
     """Geometric grid from ``lam_max`` down to ``eps·lam_max`` (decreasing)."""
-    n_lams = int(n_lams)
-    if n_lams < 1:
-        raise ValueError(f"n_lams must be >= 1, got {n_lams}")
+    n_lams = check_int("n_lams", n_lams)
     eps = check_positive("eps", eps)
     if not lam_max > np.finfo(float).resolution:
         # zero gradient at 0 (e.g. constant y): every λ gives w = 0
@@ -119,9 +123,11 @@ def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, interce
     code = LOSS_CODES[loss]
     sw = check_sample_weight(sample_weight, n)
     y = np.asarray(y, dtype=np.float64)
-    if solver == "primal-cd" or solver not in SOLVER_VIEWS:
+    if solver in METHOD_OPTIONS["w0"][1]:
         if w is not None:
             kw["w0"] = w
+        return kw
+    if solver != "dual-cd":  # no primal start, and no dual start from margins: cold
         return kw
     if alpha is not None:
         alpha = np.asarray(alpha, dtype=np.float64)
@@ -204,6 +210,8 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
     w = solve_kw.pop("w0", None)
     alpha = solve_kw.pop("alpha0", None)
     b = solve_kw.pop("intercept0", None)
+    if b is not None:
+        b = check_finite("intercept0", b)
     code = LOSS_CODES[loss]
     k = lams.size
     coefs = np.zeros((k, design.n_features))

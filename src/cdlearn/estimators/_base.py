@@ -20,7 +20,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..data import check_choice, check_positive
+from ..data import check_choice, check_int, check_positive, check_seed
 from ..multiclass import prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
 from ..solvers import SOLVERS
@@ -33,10 +33,18 @@ DTYPES = (np.float64, np.float32)
 
 
 def seed_from(random_state):
-    """An int seed for :func:`cdlearn.solve` from a scikit-learn ``random_state``."""
+    """An int seed for :func:`cdlearn.solve` from a scikit-learn ``random_state``.
+
+    The seed rule of :func:`cdlearn.data.check_seed`: a negative int raises.
+    """
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+        return check_seed("random_state", random_state)
+    try:
+        rng = check_random_state(random_state)
+    except ValueError as exc:
+        raise ValueError(f"random_state must be None, a non-negative integer or a "
+                         f"numpy RandomState, got {random_state!r}") from exc
+    return int(rng.randint(np.iinfo(np.int32).max))
 
 
 def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_ratio,
@@ -77,7 +85,8 @@ class CDEstimatorBase(BaseEstimator):
     def _solve_options(self) -> dict:
         tol = check_positive("tol", self.tol)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
-                    tol=GAP_TOL_RATIO * tol, coef_tol=tol, max_epochs=self.max_iter,
+                    tol=GAP_TOL_RATIO * tol, coef_tol=tol,
+                    max_epochs=check_int("max_iter", self.max_iter),
                     seed=seed_from(self.random_state), verbose=bool(self.verbose))
 
     def _warm_list(self, n_problems: int, n_features: int):

@@ -173,10 +173,13 @@ def _penalty(penalty, l1_ratio, C):
         raise ValueError(f"penalty={penalty!r} is not supported; choose 'l1', 'l2', "
                          "'elasticnet' or None")
     C = check_positive("C", C) if not (isinstance(C, float) and C == np.inf) else C
+    # checked even where unused: a NaN is a mistake whatever the penalty
+    rho = 0.5 if l1_ratio is None else check_ratio("l1_ratio", l1_ratio)
     if penalty is None or C == np.inf:
         return "none", None, 0.5
     pen = _PENALTIES[penalty]
-    rho = check_ratio("l1_ratio", l1_ratio) if pen == "elastic_net" else 0.5
+    if pen != "elastic_net":
+        rho = 0.5
     if pen == "elastic_net" and rho in (0.0, 1.0):
         pen = "l1" if rho == 1 else "l2"
     return pen, 1.0 / C, rho

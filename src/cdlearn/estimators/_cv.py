@@ -21,6 +21,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
+from ..multiclass import n_workers
 from ..paths import lambda_grid, lambda_max, path, reemit
 from ._base import (
     ACCEPT_SPARSE,
@@ -132,6 +133,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         sw = check_sample_weight(sample_weight, X.shape[0])
         ratios = self._l1_ratios()
         grids = self._grids(X, y, sw, ratios, positive)
+        n_workers(self.n_jobs, 1)  # validates n_jobs
         folds = list(check_cv(5 if self.cv is None else self.cv).split(X, y))
         options = dict(self._solve_options(), sampling=sampling, **extra)
         if solver != "auto":
@@ -558,6 +560,7 @@ class LogisticRegressionCV(_CDClassifier):
         if Cs.size == 0 or np.any(Cs <= 0) or not np.all(np.isfinite(Cs)):
             raise ValueError("Cs must be a positive int or a non-empty array of finite "
                              "values > 0")
+        n_workers(self.n_jobs, 1)  # validates n_jobs
         folds = list(check_cv(5 if self.cv is None else self.cv, y, classifier=True)
                      .split(X, y))
         options = self._solve_options()

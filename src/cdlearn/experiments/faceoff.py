@@ -173,8 +173,9 @@ def _solve(X, y, method, *, lam, tol, max_passes, seed=SEED, checks=None, check_
         check_every = 1 if checks is None else max(1, max_epochs // checks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # non-convergence is reported in the notes
+        step = dict(primal_step="lipschitz") if method == "primal-cd" else dict(dual_step="fixed")
         res = solve(X, y, loss=LOSS, penalty="l2", lam=lam, solver=method,
-                    sampling="importance", primal_step="lipschitz", dual_step="fixed",
+                    sampling="importance", **step,
                     tol=tol, max_epochs=int(max_epochs), seed=seed,
                     check_every=int(check_every), smoothness=beta)
     return Run(method, res, float(res.trace["primal"][0]))

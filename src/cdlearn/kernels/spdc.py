@@ -122,8 +122,10 @@ def _power(t, vj, tau, l1, tl1, il2, c, k, powers):
             return end  # still on the piece after k steps
         # t_m = p + c^m gap0 moves towards p and leaves the piece once
         # c^m ≤ (bound - p)/gap0 ∈ (0, 1)
-        ratio = (bound - p) / gap0
-        m = int(math.ceil(math.log(ratio) / math.log(c))) if ratio > 0.0 else k
+        ratio = (bound - p) / gap0 if gap0 != 0.0 else 0.0
+        log_c = math.log(c)
+        # τλ2 below rounding (|x| ~ 1e50) makes c == 1: no decay to count
+        m = int(math.ceil(math.log(ratio) / log_c)) if ratio > 0.0 and log_c < 0.0 else k
         if m < 1:
             m = 1
         if m > k:

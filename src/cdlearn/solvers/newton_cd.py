@@ -92,7 +92,7 @@ from ..kernels.newton_cd import (
     outer_violations,
     working_set,
 )
-from ..losses import SQUARED
+from ..losses import SQUARED, smoothness
 from ..penalties import (
     dual_feasible_scale,
     penalty_conjugate,
@@ -188,6 +188,12 @@ class NewtonCDState(PrimalIterate):
         else:
             self.z = p.design.matvec(self.w) + self._intercept[0]
         self.rng = make_rng_state(seed)
+        # the largest coordinate curvature the loss allows (β max_j s‖x_j‖²/n, and the
+        # intercept's β Σs/n): the damping when XᵀDX vanishes (see _damping)
+        col_max = float(np.max(p.design.col_sq_norms, initial=0.0)) * float(p.sample_weight.max())
+        if p.fit_intercept:
+            col_max = max(col_max, float(p.sample_weight.sum()))
+        self._curvature_bound = smoothness(p.loss) * col_max / n
         self.c = np.empty(n)
         self.D = np.empty(n)
         self.g = np.zeros(m)
@@ -212,6 +218,21 @@ class NewtonCDState(PrimalIterate):
         self.last = {}
 
     # ---------------------------------------------------------------- protocol
+    def _damping(self, diag_max: float) -> float:
+        """ν added to the diagonal of the model without an l2 term.
+
+        ``1e-12·max_j H_jj`` (newGLMNET), unless XᵀDX (nearly) vanishes: the
+        smooth hinge is linear for margins ``yz ≤ 0``, so at w = 0 every φ'' is 0
+        and the model has no curvature at all; ν = 1e-300 then made the step
+        1e300 times too long, no backtracking recovered, and the run stayed at
+        w = 0 for ever. There the loss's curvature bound is used (a proximal
+        gradient step, a descent step by the smoothness of the loss).
+        """
+        nu = DAMPING * diag_max
+        if nu < DAMPING * DAMPING * self._curvature_bound:
+            nu = self._curvature_bound
+        return max(nu, 1e-300)
+
     def run_epoch(self):
         p = self.problem
         d, n = p.n_features, p.n_samples
@@ -243,7 +264,7 @@ class NewtonCDState(PrimalIterate):
                 entries += n
             diag_max = float(np.max(self.hdiag, initial=0.0))
         self._hessian_ready = True
-        nu = 0.0 if p.l2 > 0.0 else max(DAMPING * diag_max, 1e-300)
+        nu = 0.0 if p.l2 > 0.0 else self._damping(diag_max)
 
         total, vmax = outer_violations(self.w, self.g, d, fit_b, p.l1, p.l2, self.viol)
         if self.s0 is None:
