@@ -123,7 +123,7 @@ class LassoCV(RegressorMixin, CDEstimatorBase):
         )
         for _, caught in out:
             reemit(caught)
-        self.mse_path_ = np.column_stack([mse for mse, _ in out])
+        self.mse_path_ = np.column_stack([mse for mse, _ in out]).astype(X.dtype, copy=False)
         self.alphas_ = alphas
         self.alpha_ = float(alphas[int(np.argmin(self.mse_path_.mean(axis=1)))])
         model = Lasso(alpha=self.alpha_, fit_intercept=self.fit_intercept, tol=self.tol,
@@ -279,6 +279,9 @@ class LogisticRegressionCV(_CDClassifier):
             for name in ("coef_", "intercept_", "n_iter_", "dual_gap_", "solver_", "trace_"):
                 setattr(self, name, getattr(model, name))
             self._dual_alphas = model._dual_alphas
+            # float64 whatever X's dtype, as scikit-learn's LogisticRegressionCV
+            self.coef_ = self.coef_.astype(np.float64)
+            self.intercept_ = self.intercept_.astype(np.float64)
         else:
             self.coef_ = coefs[:, best].mean(axis=0)
             self.intercept_ = intercepts[:, best].mean(axis=0)
