@@ -57,7 +57,7 @@ PCG_ALPHA = 0.01  # liblinear's α_pcg: M = (1 - α)·I + α·diag(H) in its sca
 LINE_TOL = 1e-3
 LINE_EVALS = 30
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
-_DENSE_BLOCK = 1024  # rows of X∘X formed at once for the dense preconditioner
+_DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense preconditioner
 
 
 class NewtonCGState(PrimalIterate):
@@ -141,9 +141,10 @@ class NewtonCGState(PrimalIterate):
             weighted_slice_powers(c.data, c.indices, c.indptr, coef, False, out)
             return out, p.design.nnz
         out = np.zeros(p.n_features)
-        for start in range(0, p.n_samples, _DENSE_BLOCK):  # X∘X a block of rows at a time
-            B = self._X[start:start + _DENSE_BLOCK]
-            out += (B * B).T @ coef[start:start + _DENSE_BLOCK]
+        rows = max(1, min(_DENSE_BLOCK // p.n_features, p.n_samples // 16))
+        for start in range(0, p.n_samples, rows):  # X∘X a few rows at a time
+            B = self._X[start:start + rows]
+            out += (B * B).T @ coef[start:start + rows]
         return out, p.design.nnz
 
     def _hess_vec(self, v):
