@@ -61,6 +61,27 @@ def _compressed_statistics(data, indices, indptr, major_sq, minor_sq, major_nnz,
 
 
 @njit(cache=True)
+def _transpose_compressed(data, indices, indptr, out_data, out_indices, out_indptr):
+    """The other layout of a compressed matrix (CSC <-> CSR), sorted, by a counting sort.
+
+    Allocates nothing but a position vector: scipy's ``tocsr``/``tocsc`` also
+    copies the index arrays first (0.3× more of a CSC input at its peak).
+    """
+    for k in range(indices.shape[0]):
+        out_indptr[indices[k] + 1] += 1
+    for i in range(out_indptr.shape[0] - 1):
+        out_indptr[i + 1] += out_indptr[i]
+    pos = out_indptr[:-1].copy()
+    for s in range(indptr.shape[0] - 1):
+        for k in range(indptr[s], indptr[s + 1]):
+            i = indices[k]
+            p = pos[i]
+            out_indices[p] = s
+            out_data[p] = data[k]
+            pos[i] = p + 1
+
+
+@njit(cache=True)
 def _view_product(data, indices, indptr, x, out, gather):
     """``out = A x`` (``gather``) or ``out += Aᵀ x`` for A the compressed triple.
 
@@ -312,16 +333,16 @@ class Design:
         n, d = self.shape
         n_major, n_minor = (d, n) if axis == 1 else (n, d)
         if self.is_sparse:
-            M = self._sparse.tocsc() if axis == 1 else self._sparse.tocsr()
-            M.sort_indices()
+            M = self._sparse
             idx = _index_dtype(max(M.nnz, n_minor))
-            return CompressedView(
-                np.ascontiguousarray(M.data),
-                M.indices.astype(idx, copy=False),
-                M.indptr.astype(idx, copy=False),
-                n_major,
-                n_minor,
-            )
+            if (M.format == "csc") == (axis == 1):  # the stored layout (canonical)
+                return CompressedView(M.data, M.indices.astype(idx, copy=False),
+                                      M.indptr.astype(idx, copy=False), n_major, n_minor)
+            data = np.empty(M.nnz, dtype=M.dtype)
+            indices = np.empty(M.nnz, dtype=idx)
+            indptr = np.zeros(n_major + 1, dtype=idx)
+            _transpose_compressed(M.data, M.indices, M.indptr, data, indices, indptr)
+            return CompressedView(data, indices, indptr, n_major, n_minor)
         A = self._dense
         data = A.ravel(order="F") if axis == 1 else A.ravel(order="C")
         idx = _index_dtype(A.size)
