@@ -218,6 +218,9 @@ def main(argv=None) -> int:
     ap.add_argument("--max-epochs", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=600, help="seconds per case")
     ap.add_argument("--only", default=None, help="run the cases whose label contains this")
+    ap.add_argument("--skip", default="scd,ascd",
+                    help="solvers not run (default: the greedy methods, whose epochs take "
+                         "minutes on these sizes; tests/test_memory.py bounds them)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--data"), ap.add_argument("--kind"), ap.add_argument("--name")
     ap.add_argument("--loss"), ap.add_argument("--penalty")
@@ -229,6 +232,9 @@ def main(argv=None) -> int:
     print(f"\ngoal: peak extra <= {GOAL}x the input; solves capped at {args.max_epochs} epochs\n")
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
            "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    skip = set(filter(None, args.skip.split(",")))
+    if skip:
+        print(f"not run: {', '.join(sorted(skip))} (--skip)\n")
     worst = 0.0
     over = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -240,7 +246,7 @@ def main(argv=None) -> int:
             print("|---|---|---:|---:|---:|---:|", flush=True)
             for kind, name, loss, penalty in _cases(X, problems, ds == "news20"):
                 label = f"{name} {loss}/{penalty}" if kind == "solve" else f"{name}.fit"
-                if args.only and args.only not in label:
+                if (args.only and args.only not in label) or name in skip:
                     continue
                 cmd = [sys.executable, "-m", "benchmarks.memory", "--child", "--data", str(path),
                        "--kind", kind, "--name", name, "--loss", loss, "--penalty", penalty,

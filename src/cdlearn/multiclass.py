@@ -203,12 +203,15 @@ def run_many(design, targets, kwargs_list, *, n_jobs=None) -> list[SolveResult]:
 
 #: the views of the Design each method walks (both for the ones not listed)
 _VIEWS = {"primal-cd": ("csc",), "block-cd": ("csc",), "scd": ("csc",), "ascd": ("csc",),
-          "dual-cd": ("csr",), "spdc": ("csr",)}
+          "dual-cd": ("csr",), "spdc": ("csr",), "ws-cd": ("csc",), "fista": ()}
 
 
 def prebuild(design, solver: str) -> None:
     """Build (and cache on ``design``) the views ``solver`` walks, before threads share it."""
-    for view in _VIEWS.get(solver, ("csc", "csr")):
+    views = _VIEWS.get(solver, ("csc", "csr"))
+    if solver == "newton-cg" and not design.is_sparse:
+        views = ()  # it multiplies the stored array: a second layout would be a copy
+    for view in views:
         getattr(design, view)
 
 

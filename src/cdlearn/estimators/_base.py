@@ -105,6 +105,15 @@ class CDEstimatorBase(BaseEstimator):
         return [dict(w=coef[k], intercept=None if b[k] is None else float(b[k]),
                      alpha=alphas[k]) for k in range(n_problems)]
 
+    #: float32 X gives float32 ``coef_``/``intercept_``, as scikit-learn's estimator
+    #: does (its LinearSVC and LogisticRegressionCV return float64: False there)
+    _float32_coef = True
+
+    def _coef_dtype(self, X) -> np.dtype:
+        if self._float32_coef and X.dtype == np.float32:
+            return np.dtype(np.float32)
+        return np.dtype(np.float64)
+
     def _store_results(self, results, method):
         self._dual_alphas = [None if r.alpha is None else r.alpha for r in results]
         self.solver_ = method

@@ -89,9 +89,10 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
             dual=dual,
         )
         self._store_results(results, method)
-        self.coef_ = np.vstack([r.w for r in results])
+        dtype = self._coef_dtype(X)
+        self.coef_ = np.vstack([r.w for r in results]).astype(dtype, copy=False)
         self.intercept_ = np.array([r.intercept if self.fit_intercept else 0.0
-                                    for r in results])
+                                    for r in results], dtype=dtype)
         self.n_iter_ = np.array([r.n_epochs for r in results])
         self.dual_gap_ = np.array([r.gap for r in results])
         self.trace_ = results[0].trace if len(results) == 1 else [r.trace for r in results]
@@ -412,6 +413,8 @@ class LinearSVC(_CDClassifier):
         ``"dual-cd"``, ``"newton-cd"``, ``"ws-cd"``, ... An explicit method wins
         over ``dual="auto"``.
     """ + _COMMON_PARAMS
+
+    _float32_coef = False  # scikit-learn's (liblinear's) coef_ is float64
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1,

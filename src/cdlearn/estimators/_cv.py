@@ -150,7 +150,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         mse = np.array([m for m, _ in out]).reshape(len(ratios), len(folds), -1)
         mean = mse.mean(axis=1)  # (n_ratios, n_alphas)
         r, a = np.unravel_index(int(np.argmin(mean)), mean.shape)  # first minimum, as sklearn
-        self.mse_path_ = np.squeeze(np.moveaxis(mse, 2, 1))
+        self.mse_path_ = np.squeeze(np.moveaxis(mse, 2, 1)).astype(X.dtype, copy=False)
         self.alphas_ = grids[0] if len(ratios) == 1 or self._n_alphas() is None else grids
         self.alpha_ = float(grids[r, a])
         self.l1_ratio_ = float(ratios[r])
@@ -598,6 +598,9 @@ class LogisticRegressionCV(_CDClassifier):
                 setattr(self, attr, getattr(model, attr))
             self._dual_alphas = model._dual_alphas
             C_, rho_ = C_best, rho_best
+            # float64 whatever X's dtype, as scikit-learn's LogisticRegressionCV
+            self.coef_ = self.coef_.astype(np.float64)
+            self.intercept_ = self.intercept_.astype(np.float64)
         else:
             # each fold at its own best (C, ρ), averaged, as scikit-learn does
             best = [np.unravel_index(int(np.argmax(scores[f].T)), (n_c, n_l))

@@ -65,10 +65,11 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
             warm=self._warm_list(len(targets), design.n_features),
         )
         self._store_results(results, method)
-        coef = np.vstack([r.w for r in results])
-        b = np.array([r.intercept if self.fit_intercept else 0.0 for r in results])
+        dtype = self._coef_dtype(X)
+        coef = np.vstack([r.w for r in results]).astype(dtype, copy=False)
+        b = np.array([r.intercept if self.fit_intercept else 0.0 for r in results], dtype=dtype)
         if np.ndim(y) == 1:
-            self.coef_, self.intercept_ = coef[0], float(b[0])
+            self.coef_, self.intercept_ = coef[0], b[0] if dtype == np.float32 else float(b[0])
             self.n_iter_ = int(results[0].n_epochs)
             self.dual_gap_ = float(results[0].gap)
             self.trace_ = results[0].trace

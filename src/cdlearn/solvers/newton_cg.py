@@ -57,7 +57,7 @@ PCG_ALPHA = 0.01  # liblinear's α_pcg: M = (1 - α)·I + α·diag(H) in its sca
 LINE_TOL = 1e-3
 LINE_EVALS = 30
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
-_DENSE_BLOCK = 1024  # rows of X∘X formed at once for the dense preconditioner
+_DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense preconditioner
 
 
 class NewtonCGState(PrimalIterate):
@@ -141,9 +141,10 @@ class NewtonCGState(PrimalIterate):
             weighted_slice_powers(c.data, c.indices, c.indptr, coef, False, out)
             return out, p.design.nnz
         out = np.zeros(p.n_features)
-        for start in range(0, p.n_samples, _DENSE_BLOCK):  # X∘X a block of rows at a time
-            B = self._X[start:start + _DENSE_BLOCK]
-            out += (B * B).T @ coef[start:start + _DENSE_BLOCK]
+        rows = max(1, min(_DENSE_BLOCK // p.n_features, p.n_samples // 16))
+        for start in range(0, p.n_samples, rows):  # X∘X a few rows at a time
+            B = self._X[start:start + rows]
+            out += (B * B).T @ coef[start:start + rows]
         return out, p.design.nnz
 
     def _hess_vec(self, v):
@@ -162,7 +163,7 @@ class NewtonCGState(PrimalIterate):
         return out, xv, 2 * p.design.nnz + p.n_samples
 
     def _cg(self, G, M, eta):
-        """PCG on ``H x = -G`` to ``‖r‖_{M⁻¹} <= η‖G‖_{M⁻¹}``.
+        """PCG on ``H x = -G`` to ``‖r‖_{M⁻¹} <= η‖G‖_{M⁻¹}`` (``G`` is overwritten).
 
         Returns ``(x, Xx_w + x_b, iterations, entries)``; ``Xx`` is accumulated
         from the products' own ``Xp`` (no mat-vec for the line search).
@@ -170,7 +171,9 @@ class NewtonCGState(PrimalIterate):
         n = self.problem.n_samples
         x = np.zeros(self.m)
         xz = np.zeros(n)
-        r = -G
+        # d-vectors weigh on wide data (news20: each is 3% of X): G is consumed as
+        # r, s is updated in place, and Hp, Xp are let go before the next product
+        r = np.negative(G, out=G)
         s = r / M
         rs = float(r @ s)
         stop = eta * eta * rs
@@ -186,9 +189,11 @@ class NewtonCGState(PrimalIterate):
                 break
             a = rs / php
             x += a * direction
-            xz += a * xp
+            xp *= a
+            xz += xp
             r -= a * hp
-            s = r / M
+            hp = xp = None
+            np.divide(r, M, out=s)
             rs_new = float(r @ s)
             direction *= rs_new / rs
             direction += s
@@ -261,6 +266,7 @@ class NewtonCGState(PrimalIterate):
             M = np.empty(self.m)
             diag, e = self._rmatvec(self.D, True)
             M[:d] = p.l2 + PCG_ALPHA * diag
+            del diag
             if p.fit_intercept:
                 M[d] = p.l2 + PCG_ALPHA * self._dsum
             entries += e

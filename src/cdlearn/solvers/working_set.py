@@ -46,6 +46,8 @@ from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
 
+#: largest share of X's entries copied into a working-set block (see _working_columns)
+WS_COPY_SHARE = 0.25
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l1", "elastic_net", "l2")
 OPTIONS = ("p0", "inner_tol_ratio", "anderson_k", "max_inner_epochs")
@@ -185,10 +187,13 @@ class WorkingSetState(PrimalIterate):
         self.ws, self.ws_size = ws, size
         data, indices, indptr, copied = self._working_columns(ws)
         entries += copied
-        local = np.arange(size, dtype=np.int64)
-        w_ws = self.w if size == d else self.w[ws]
-        lips_ws = self.lips if size == d else self.lips[ws]
-        cube_ws = self.cube if size == d or not self.logistic else self.cube[ws]
+        # the kernel walks ws[t] of the view and of w, lips, cube: on the full
+        # view (not gathered) that is the global index into the full vectors
+        gathered = data is not self.view.data
+        local = np.arange(size, dtype=np.int64) if gathered else ws
+        w_ws = self.w[ws] if gathered else self.w
+        lips_ws = self.lips[ws] if gathered else self.lips
+        cube_ws = self.cube[ws] if gathered and self.logistic else self.cube
         k = self.k
         if k > 0:
             w_hist = np.empty((k + 1, size))
@@ -210,7 +215,7 @@ class WorkingSetState(PrimalIterate):
         )
         if squared:
             self.z += p.y
-        if size < d:
+        if gathered:
             self.w[ws] = w_ws
         st = self.stats
         st["outer_iterations"] += 1
@@ -225,16 +230,22 @@ class WorkingSetState(PrimalIterate):
         The inner solve walks these columns several times; gathered from a large
         matrix they would each be a cache miss (Nesterov 10⁵ × 10⁶, 20k columns:
         an inner epoch 21 → 4.8 ms). Rebuilt only when the working set changes;
-        ``copied`` counts the entries copied.
+        ``copied`` counts the entries copied. A working set holding more than
+        :data:`WS_COPY_SHARE` of the entries is walked in place (the full view
+        is returned): its columns are then mostly contiguous anyway, and the
+        copy would add that share of X to the memory of the solve.
         """
         v = self.view
         if ws.shape[0] == self.problem.n_features:
             return v.data, v.indices, v.indptr, 0
         if self._block is not None and np.array_equal(self._block[0], ws):
             return (*self._block[1:], 0)
+        self._block = None  # never hold two blocks
         lengths = v.indptr[ws + 1] - v.indptr[ws]
         nnz = int(lengths.sum())
-        data = np.empty(nnz)
+        if nnz > WS_COPY_SHARE * v.data.shape[0]:
+            return v.data, v.indices, v.indptr, 0
+        data = np.empty(nnz, dtype=v.data.dtype)
         indices = np.empty(nnz if v.indices.shape[0] else 0, dtype=v.indices.dtype)
         indptr = np.empty(ws.shape[0] + 1, dtype=v.indptr.dtype)
         gather_slices(v.data, v.indices, v.indptr, ws, data, indices, indptr)
