@@ -248,7 +248,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     if reference is None:
         reference = state.reference()
     threshold = tol * reference
-    target = None if coef_tol is None else CoefficientTarget(state.problem, coef_tol, reference)
+    target = None if coef_tol is None else CoefficientTarget(state.problem, coef_tol)
     limit = threshold  # the gap that stops: min(threshold, the coefficient target)
     trace = Trace()
     bar = _progress_bar(verbose, max_epochs, solver)
@@ -263,7 +263,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     best = (primal, dual, gap, state.snapshot())
     trace.append(0, 0.0, 0.0, primal, _num(dual), gap, state.nnz_w(), state.active())
     if gap <= threshold:
-        limit = _limit(state, target, threshold)
+        limit = _limit(state, target, threshold, primal)
         if gap <= limit:
             converged = True
             message = "converged at the initial point"
@@ -297,7 +297,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 bar.update(epoch - bar.n)
                 bar.set_postfix(gap=f"{gap:.2e}", primal=f"{primal:.8g}", refresh=False)
             if gap <= threshold:
-                limit = _limit(state, target, threshold)
+                limit = _limit(state, target, threshold, primal)
             if gap <= limit:
                 converged = True
                 message = f"duality gap {gap:.3g} <= {_rule(threshold, limit)} = {limit:.3g}"
@@ -343,12 +343,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     return result
 
 
-def _limit(state, target, threshold: float) -> float:
+def _limit(state, target, threshold: float, primal: float) -> float:
     """The gap that stops the run: ``threshold``, lowered to the coefficient target."""
     if target is None:
         return threshold
     w, _, b = state.iterate()
-    t = target.gap_target(w, float(b))
+    t = target.gap_target(w, float(b), primal)
     return threshold if t is None else min(threshold, t)
 
 
