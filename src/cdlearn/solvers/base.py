@@ -231,9 +231,10 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     ``reference`` defaults to P(0) (``state.reference()``), the DESIGN.md
     stopping rule. With ``coef_tol``, the gap must also be below
     :class:`~cdlearn.solvers.stopping.CoefficientTarget`'s target, which bounds
-    ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞`` (evaluated only once the first test holds). ``check_every=None`` spaces the gap checks so that their work
-    (about ``nnz + n + d`` entries) stays below the epochs' entries
-    (checks at most every 10 epochs): on cheap epochs a check every epoch would
+    ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞`` (evaluated only once the first test holds).
+    ``check_every=None`` spaces the gap checks so that their work (about
+    ``nnz + n + d`` entries) stays below the epochs' entries (checks at most
+    every 10 epochs): on cheap epochs a check every epoch would
     double the run time. The spacing is computed from counts, not clocks, so
     the same seed still gives the same iterates. A state with
     ``predict_checks = True`` may get a check earlier when the gap's linear
