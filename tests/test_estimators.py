@@ -31,29 +31,9 @@ REL = 1e-6  # required relative agreement of objectives
 
 
 # --------------------------------------------------------------------------- API compliance
-SW_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
-             "check_sample_weight_equivalence_on_sparse_data")
-
-
-def _expected_failures(estimator):
-    # These checks compare predictions of weighted vs repeated fits at rtol=1e-7, which
-    # for an iterative solver stopped at a duality gap needs gaps near machine
-    # precision (scikit-learn xfails them for its own LinearSVC(dual=True) and
-    # LogisticRegression for the same reason). Non-strict: they often pass. That
-    # weights equal repetitions is asserted with an adequate tolerance in
-    # test_weight_two_equals_duplicating_rows and test_cv_weights_equal_repetitions.
-    # Lasso and ElasticNet pass them (their fits converge well below the tolerance on the
-    # check's data): kept as real checks.
-    # LassoCV's iterates (ws-cd under "auto") are accurate to their gap (1e-6·P(0) by
-    # default), not to 1e-7. Ridge passes: on the check's few features solver="auto"
-    # runs newton-cd, whose model for the squared loss is solved exactly (Cholesky).
-    if not isinstance(estimator, (LogisticRegression, LinearSVC, LogisticRegressionCV,
-                                  LassoCV)):
-        return {}
-    reason = "rtol=1e-7 on predictions needs gaps at machine precision"
-    if isinstance(estimator, LinearSVC) and estimator.loss == "hinge":
-        reason = "hinge + intercept: dual CD converges slowly (core)"
-    return dict.fromkeys(SW_CHECKS, reason)
+# check_sample_weight_equivalence_on_{dense,sparse}_data compare weighted and repeated
+# fits at rtol=1e-7; they were expected failures (l1 logistic, hinge LinearSVC, LassoCV)
+# until the estimators' tol bounded the coefficients' error (tests/test_stopping.py).
 
 
 @parametrize_with_checks(
@@ -69,7 +49,6 @@ def _expected_failures(estimator):
         LassoCV(cv=3, n_alphas=5, eps=1e-2, max_iter=200),
         LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200),
     ],
-    expected_failed_checks=_expected_failures,
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
