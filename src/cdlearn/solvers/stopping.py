@@ -14,12 +14,14 @@ intercept minimised out), and S the support of w for an l1 part, every
 feature otherwise. When ``|S|`` exceeds the samples with curvature (X_S has
 a null space) or forming the ``|S|²`` matrix would cost more than
 :data:`EIGEN_BUDGET` allows, μ = λ2, the penalty's own modulus. The bound is
-exact for l2 parts (μ = λ2 is a global modulus); with an l1 part it assumes
-the support of w contains that of w*, and for non-quadratic losses it uses
-the curvature at w (both hold near the optimum, where the target is
-evaluated: only once the gap is below ``tol · P(0)``). With an l1 part and
-no affordable μ (very large supports, λ2 = 0) there is no target: the gap
-test alone stops.
+a guarantee when μ = λ2 (a global modulus) and for the squared loss without
+an l1 part; with an l1 part it assumes the support of w contains that of w*,
+and for other losses it uses the curvature at w (both hold near the optimum,
+where the target is evaluated: only once the gap is below ``tol · P(0)``).
+With an l1 part and λ2 = 0, a support larger than the rank gives μ = 0 (w*
+generically has fewer non-zeros: keep going), and a support too large to
+form gives no target (the gap test alone stops). The target never goes
+below ``GAP_FLOOR · P(w)``.
 """
 
 from __future__ import annotations
