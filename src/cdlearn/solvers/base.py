@@ -251,6 +251,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     threshold = tol * reference
     target = None if coef_tol is None else CoefficientTarget(state.problem, coef_tol)
     limit = threshold  # the gap that stops: min(threshold, the coefficient target)
+    lowest, stalled = math.inf, 0  # checks since the gap last fell below `lowest`
     trace = Trace()
     bar = _progress_bar(verbose, max_epochs, solver)
     t_start = time.perf_counter()
@@ -303,6 +304,13 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 converged = True
                 message = f"duality gap {gap:.3g} <= {_rule(threshold, limit)} = {limit:.3g}"
                 break
+            if gap <= threshold:
+                lowest, stalled = (gap, 0) if gap < lowest else (lowest, stalled + 1)
+                if stalled >= STALLED_CHECKS:
+                    converged = True
+                    message = (f"duality gap {gap:.3g} <= tol * P(0) = {threshold:.3g}; it "
+                               f"stalled above the coef_tol target {limit:.3g}")
+                    break
             if callback is not None and callback(CallbackState(
                 epoch, passes, seconds, primal, dual, gap, state.w, state.alpha,
                 float(state.intercept),
@@ -342,6 +350,13 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
         # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
         result.info.update(extra())
     return result
+
+
+#: a run whose gap is below tol · P(0) but not at the coefficient target stops when the
+#: gap has not reached a new low for this many checks: float64 rounding limits it
+#: (features at mean 100 and std 1, l1 logistic: ws-cd's gap stays at 1.26e-10, target
+#: 3.2e-11, for 1000 outer iterations, 37 s)
+STALLED_CHECKS = 10
 
 
 def _limit(state, target, threshold: float, primal: float) -> float:

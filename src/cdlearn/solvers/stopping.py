@@ -21,7 +21,9 @@ where the target is evaluated: only once the gap is below ``tol · P(0)``).
 With an l1 part and λ2 = 0, a support larger than the rank gives μ = 0 (w*
 generically has fewer non-zeros: keep going), and a support too large to
 form gives no target (the gap test alone stops). The target never goes
-below ``GAP_FLOOR · P(w)``.
+below ``GAP_FLOOR · P(w)``, and a run whose gap stalls above it (no new low
+in :data:`cdlearn.solvers.base.STALLED_CHECKS` checks: float64 rounding on
+badly scaled data) stops, converged on the ``tol · P(0)`` test alone.
 """
 
 from __future__ import annotations
