@@ -2,8 +2,9 @@
 
 For each estimator case and problem, fits cdlearn's estimator at its default
 settings and scikit-learn's at its defaults, and compares both ``coef_`` with a
-reference converged to a very tight tolerance (scikit-learn's, or skglm's for
-the l1 logistic, whose intercept scikit-learn's tight solvers penalise):
+reference converged to a very tight tolerance (scikit-learn's; skglm's for the
+l1 logistic and scipy's Newton-CG for the squared hinge, where scikit-learn's
+accurate solver, liblinear, penalises the intercept):
 
     err = ‖coef − coef*‖∞ / ‖coef*‖∞     (intercept excluded)
 
@@ -149,10 +150,51 @@ def _cases() -> list[EstimatorCase]:
                       _skglm_l1_logistic),
         EstimatorCase("LinearSVC", "classification", lambda pb: dict(C=1.0),
                       lambda p: cd.LinearSVC(**p), lambda p: svm.LinearSVC(**p),
-                      # liblinear's primal Newton; its penalised bias scaled out
-                      lambda p: svm.LinearSVC(**p, dual=False, intercept_scaling=1e4,
-                                              tol=1e-14, max_iter=1_000_000)),
+                      SquaredHingeReference),
     ]
+
+
+class SquaredHingeReference:
+    """``C Σ max(0, 1 − y(xᵀw + b))² + ½‖w‖²`` (b unpenalised) by scipy's Newton-CG.
+
+    liblinear penalises its bias; scaling it out (``intercept_scaling=1e4``)
+    left 6.6e-3 relative error on leukemia. The objective is piecewise quadratic,
+    so Newton with its generalized Hessian converges to machine precision.
+    """
+
+    def __init__(self, p):
+        self.C = p["C"]
+
+    def fit(self, X, y):
+        from scipy.optimize import minimize
+
+        X = np.asarray(X, dtype=np.float64)
+        d = X.shape[1]
+        C = self.C
+
+        def parts(v):
+            m = 1.0 - y * (X @ v[:d] + v[d])
+            return m, m > 0
+
+        def fun(v):
+            m, act = parts(v)
+            return C * np.sum(m[act] ** 2) + 0.5 * v[:d] @ v[:d]
+
+        def jac(v):
+            m, act = parts(v)
+            r = np.where(act, -2.0 * C * y * m, 0.0)
+            return np.append(X.T @ r + v[:d], r.sum())
+
+        def hessp(v, s):
+            _, act = parts(v)
+            u = np.where(act, 2.0 * C * (X @ s[:d] + s[d]), 0.0)
+            return np.append(X.T @ u + s[:d], u.sum())
+
+        res = minimize(fun, np.zeros(d + 1), jac=jac, hessp=hessp, method="Newton-CG",
+                       options=dict(xtol=1e-15, maxiter=10_000))
+        self.coef_ = res.x[None, :d]
+        self.intercept_ = res.x[d:]
+        return self
 
 
 def _skglm_l1_logistic(p):
