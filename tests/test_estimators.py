@@ -24,6 +24,8 @@ from cdlearn.estimators import (
     LinearSVC,
     LogisticRegression,
     LogisticRegressionCV,
+    MultiTaskElasticNet,
+    MultiTaskLasso,
     Ridge,
 )
 
@@ -68,6 +70,8 @@ def _expected_failures(estimator):
         LinearSVC(loss="hinge", max_iter=200),
         LassoCV(cv=3, n_alphas=5, eps=1e-2, max_iter=200),
         LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200),
+        MultiTaskLasso(),
+        MultiTaskElasticNet(),
     ],
     expected_failed_checks=_expected_failures,
 )

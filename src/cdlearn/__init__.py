@@ -15,7 +15,7 @@ from .solvers.base import SolveResult, Trace
 __version__ = "0.1.0"
 
 _ESTIMATORS = ("Lasso", "ElasticNet", "Ridge", "LogisticRegression", "LinearSVC", "LassoCV",
-               "LogisticRegressionCV")
+               "LogisticRegressionCV", "MultiTaskLasso", "MultiTaskElasticNet")
 _PATHS = ("path", "lasso_path")
 
 __all__ = ["solve", "path", "lasso_path", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]

@@ -6,6 +6,7 @@ each docstring gives the mapping to cdlearn's ``λ``.
 
 from ._classification import LinearSVC, LogisticRegression
 from ._cv import LassoCV, LogisticRegressionCV
+from ._multitask import MultiTaskElasticNet, MultiTaskLasso
 from ._regression import ElasticNet, Lasso, Ridge
 
 __all__ = [
@@ -16,4 +17,6 @@ __all__ = [
     "LinearSVC",
     "LassoCV",
     "LogisticRegressionCV",
+    "MultiTaskLasso",
+    "MultiTaskElasticNet",
 ]

@@ -9,7 +9,7 @@ threads by the same fan-out as ``cdlearn.solve``'s multiclass one-vs-rest.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -24,6 +24,7 @@ from ._base import (
     check_ratio,
     run_problems,
 )
+from ._multinomial import fit_multinomial
 
 
 def encode_labels(y, classes=None):
@@ -53,6 +54,9 @@ def class_sample_weight(class_weight, classes, y, sw):
 class _CDClassifier(ClassifierMixin, CDEstimatorBase):
     """Linear classifier on :func:`cdlearn.solve`; subclasses give loss and penalty."""
 
+    #: "multinomial": ≥ 3 classes fit one softmax model (LogisticRegression), else OvR
+    _multiclass = "ovr"
+
     def _objective(self, n_samples):
         """(loss, penalty, λ, l1_ratio) of cdlearn's objective."""
         raise NotImplementedError
@@ -67,6 +71,9 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
         n = design.n_samples
         sw = check_sample_weight(sample_weight, n)
         sw = class_sample_weight(self.class_weight, classes, y, sw)
+        self._multinomial = classes.size > 2 and self._multiclass == "multinomial"
+        if self._multinomial:
+            return fit_multinomial(self, design, y, classes, sw)
         loss, penalty, lam, l1_ratio = self._objective(n)
         self.classes_ = classes
         results, method = run_problems(
@@ -164,9 +171,14 @@ class LogisticRegression(_CDClassifier):
 
     ``r`` is ``½‖w‖²`` (l2), ``‖w‖₁`` (l1) or ``ρ‖w‖₁ + (1-ρ)/2‖w‖²``
     (elasticnet), scikit-learn's objective. Mapping: dividing by ``C n``,
-    ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights. Multiclass is
-    one-vs-rest (scikit-learn's own estimator is multinomial; compare with
-    ``OneVsRestClassifier``).
+    ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights. With three or
+    more classes the model is multinomial, as scikit-learn's: ``C Σ s_i
+    CE(softmax(x_iᵀW + b), y_i) + r(W)`` with ``r`` on every entry of ``W``,
+    fit by block CD over the rows of ``W`` (:mod:`cdlearn.estimators._multinomial`;
+    ``coef_`` (K, d), ``n_iter_``/``dual_gap_`` of the one problem, the
+    intercepts centred); ``sampling`` is then ``"cyclic"`` (None), ``"shuffle"``
+    or ``"uniform"``. One-vs-rest: ``sklearn.multiclass.OneVsRestClassifier(
+    LogisticRegression(...))`` (or ``cdlearn.solve`` with a multiclass ``y``).
 
     Parameters
     ----------
@@ -196,13 +208,18 @@ class LogisticRegression(_CDClassifier):
         self.batch_size = batch_size
         self.verbose = verbose
 
+    _multiclass = "multinomial"
+
     def _objective(self, n_samples):
         pen, inv_c, rho = _penalty(self.penalty, self.l1_ratio, self.C)
         return "logistic", pen, None if inv_c is None else inv_c / n_samples, rho
 
     def predict_proba(self, X):
-        """Class probabilities: σ(score) when binary; OvR sigmoids normalised to sum 1."""
+        """Class probabilities: σ(score) when binary, softmax for the multinomial model,
+        OvR sigmoids normalised to sum 1."""
         scores = self.decision_function(X)
+        if getattr(self, "_multinomial", False):
+            return softmax(scores, axis=1)
         if scores.ndim == 1:
             p = expit(scores)
             return np.column_stack([1.0 - p, p])

@@ -275,7 +275,9 @@ class LogisticRegressionCV(_CDClassifier):
                 fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                 random_state=self.random_state, n_jobs=self.n_jobs, solver=self.solver,
                 sampling=self.sampling, batch_size=self.batch_size, verbose=self.verbose,
-            ).fit(X, y, sample_weight=sw)
+            )
+            model._multiclass = "ovr"  # the folds were scored one-vs-rest
+            model.fit(X, y, sample_weight=sw)
             for name in ("coef_", "intercept_", "n_iter_", "dual_gap_", "solver_", "trace_"):
                 setattr(self, name, getattr(model, name))
             self._dual_alphas = model._dual_alphas

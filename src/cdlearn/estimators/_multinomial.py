@@ -1,0 +1,58 @@
+"""The multinomial branch of :class:`~cdlearn.estimators.LogisticRegression` (≥ 3 classes).
+
+scikit-learn fits the multinomial model for three or more classes; so does
+cdlearn, by block CD over the rows of the (n_features × K) weight matrix
+(:func:`cdlearn.multioutput.solve_multinomial`). One-vs-rest stays available as
+``sklearn.multiclass.OneVsRestClassifier(cdlearn.LogisticRegression(...))``,
+``cdlearn.solve`` with a multiclass ``y``, and in :class:`LinearSVC`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..data import check_sample_weight
+from ..multioutput import solve_multinomial
+from ..solvers import SOLVERS
+from ._base import seed_from
+
+BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
+
+
+def fit_multinomial(est, design, y, classes, sample_weight):
+    """Fit ``est`` (a LogisticRegression) as one multinomial problem; returns ``est``.
+
+    ``design`` is validated, ``y`` the raw labels, ``sample_weight`` already
+    multiplied by the class weights. The objective is ``est._objective``'s
+    (scikit-learn's ``C Σ s_i CE_i + r(W)`` divided by ``C n``).
+    """
+    if est.solver in SOLVERS:
+        raise ValueError(
+            f"solver={est.solver!r} solves binary problems; the multinomial model "
+            f"({classes.size} classes) is fit by block CD (solver='auto'). For one-vs-rest "
+            "use sklearn.multiclass.OneVsRestClassifier(LogisticRegression(...))")
+    sampling = "cyclic" if est.sampling is None else est.sampling
+    if sampling not in BLOCK_ORDERS:
+        raise ValueError(f"sampling={sampling!r} is not available for the multinomial model; "
+                         f"choose one of {list(BLOCK_ORDERS)} or None")
+    n, d = design.shape
+    sw = check_sample_weight(sample_weight, n)
+    _, penalty, lam, l1_ratio = est._objective(n)
+    W0 = b0 = None
+    coef = getattr(est, "coef_", None)
+    if est.warm_start and coef is not None and np.shape(coef) == (classes.size, d):
+        W0, b0 = np.asarray(coef).T, est.intercept_
+    res = solve_multinomial(
+        design, y, lam=1.0 if penalty == "none" else lam, penalty=penalty, l1_ratio=l1_ratio,
+        fit_intercept=est.fit_intercept, sample_weight=sw, sampling=sampling, tol=est.tol,
+        max_epochs=est.max_iter, seed=seed_from(est.random_state), W0=W0, b0=b0,
+        verbose=bool(est.verbose))
+    est.classes_ = classes
+    est.coef_ = np.ascontiguousarray(res.w.T)
+    est.intercept_ = res.intercept if est.fit_intercept else np.zeros(classes.size)
+    est.n_iter_ = np.array([res.n_epochs])
+    est.dual_gap_ = np.array([res.gap])
+    est.trace_ = res.trace
+    est.solver_ = res.solver
+    est._dual_alphas = None
+    return est
