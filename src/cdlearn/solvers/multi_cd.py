@@ -217,7 +217,9 @@ class MultiCDState:
 
     @property
     def intercept(self):
-        return self.b - self.shift @ self.W
+        b = self.b - self.shift @ self.W
+        # multinomial: only differences matter; report the centred intercepts
+        return b - b.mean() if self.problem.loss == "multinomial" else b
 
     def run_epoch(self):
         p, v = self.problem, self.view
