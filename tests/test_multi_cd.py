@@ -240,6 +240,8 @@ def test_multinomial_estimator_errors_and_ovr():
         LogisticRegression(solver="dual-cd").fit(X, y)
     with pytest.raises(ValueError, match="sampling='importance'"):
         LogisticRegression(sampling="importance").fit(X, y)
+    with pytest.raises(ValueError, match="batch_size=4"):
+        LogisticRegression(batch_size=4).fit(X, y)
     # binary problems keep the single-column model
     two = LogisticRegression().fit(X[y < 2], y[y < 2])
     assert two.coef_.shape == (1, 4) and two.solver_ != "multi-cd"

@@ -35,6 +35,9 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     if sampling not in BLOCK_ORDERS:
         raise ValueError(f"sampling={sampling!r} is not available for the multinomial model; "
                          f"choose one of {list(BLOCK_ORDERS)} or None")
+    if est.batch_size != 1:
+        raise ValueError(f"batch_size={est.batch_size!r}: the multinomial model's block CD is "
+                         "serial (batch_size=1)")
     n, d = design.shape
     sw = check_sample_weight(sample_weight, n)
     _, penalty, lam, l1_ratio = est._objective(n)
