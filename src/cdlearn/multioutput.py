@@ -23,7 +23,7 @@ import numpy as np
 from .data import as_design, check_choice, check_positive, check_sample_weight
 from .penalties import penalty_strengths
 from .solvers.base import SolveResult
-from .solvers.multi_cd import MultiProblem, solve_multi
+from .solvers.multi_cd import MULTI_SOLVERS, MultiProblem, solve_multi
 
 __all__ = ["solve_multitask", "solve_multinomial"]
 
@@ -74,9 +74,9 @@ def solve_multitask(X, Y, *, lam, l1_ratio=1.0, fit_intercept=True, sample_weigh
 
 
 def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=True,
-                      sample_weight=None, sampling="cyclic", tol=1e-6, max_epochs=1000,
+                      sample_weight=None, solver="auto", sampling="cyclic", tol=1e-6, max_epochs=1000,
                       seed=0, W0=None, b0=None, callback=None, verbose=False) -> SolveResult:
-    """Multinomial logistic regression by block CD over the rows of ``W``.
+    """Multinomial logistic regression: L-BFGS or block CD over the rows of ``W``.
 
     ``y``: labels of any sortable type, at least 2 classes (2 classes give the
     symmetric two-column softmax model). ``penalty``: ``"l2"``, ``"l1"``,
@@ -84,6 +84,14 @@ def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=Tr
     ignored). ``result.w`` is (n_features, K), ``result.intercept`` (K,)
     (centred: only differences of intercepts matter), ``result.info["classes"]``
     the sorted labels.
+
+    ``solver``: ``"multinomial-lbfgs"`` (scipy's L-BFGS-B in batches of
+    iterations, l2 or no penalty), ``"multi-cd"`` (block CD, every penalty) or
+    ``"auto"``: L-BFGS for l2 / none, block CD for l1 / elastic net. Both stop on
+    the same duality gap. Why L-BFGS for the smooth penalties: a block-CD epoch
+    recomputes K exponentials per touched nonzero; on scaled digits (C = 1,
+    tol 1e-6) block CD took 7.4 s against scikit-learn lbfgs' 0.19 s (see
+    :mod:`cdlearn.estimators._multinomial` for L-BFGS's time).
     """
     design = as_design(X)
     n, d = design.shape
@@ -96,6 +104,9 @@ def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=Tr
     if classes.size < 2:
         raise ValueError("y must contain at least 2 classes for the multinomial model")
     check_choice("penalty", penalty, ("l2", "l1", "elastic_net", "none"))
+    check_choice("solver", solver, ("auto",) + MULTI_SOLVERS)
+    if solver == "auto":
+        solver = "multinomial-lbfgs" if penalty in ("l2", "none") else "multi-cd"
     if penalty == "none":
         l1, l2 = 0.0, 0.0
     else:
@@ -104,8 +115,8 @@ def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=Tr
     problem = MultiProblem(design, "multinomial", None, labels.astype(np.int64).ravel(), k,
                            check_sample_weight(sample_weight, n), l1, l2, False,
                            bool(fit_intercept))
-    result = solve_multi(problem, sampling=sampling, tol=tol, max_epochs=max_epochs, seed=seed,
-                         W0=_warm("W0", W0, (d, k)), b0=_warm("b0", b0, (k,)),
-                         callback=callback, verbose=verbose)
+    result = solve_multi(problem, solver=solver, sampling=sampling, tol=tol,
+                         max_epochs=max_epochs, seed=seed, W0=_warm("W0", W0, (d, k)),
+                         b0=_warm("b0", b0, (k,)), callback=callback, verbose=verbose)
     result.info["classes"] = classes
     return result
