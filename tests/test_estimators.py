@@ -26,6 +26,8 @@ from cdlearn.estimators import (
     LinearSVC,
     LogisticRegression,
     LogisticRegressionCV,
+    MultiTaskElasticNet,
+    MultiTaskLasso,
     Ridge,
 )
 
@@ -53,6 +55,8 @@ REL = 1e-6  # required relative agreement of objectives
         GroupLasso(groups=1),
         LogisticRegressionCV(Cs=[0.1, 1.0], cv=3, max_iter=200, l1_ratios=(0.0,),
                              scoring=None, use_legacy_attributes=False),
+        MultiTaskLasso(),
+        MultiTaskElasticNet(),
     ],
 )
 def test_sklearn_compatible(estimator, check):
@@ -180,12 +184,13 @@ def test_multiclass_ovr_objectives(name):
     if name == "digits":
         X, C = StandardScaler().fit_transform(X), 0.1
     ref = OneVsRestClassifier(sk.LogisticRegression(C=C, tol=1e-12, max_iter=10_000)).fit(X, y)
-    ours = LogisticRegression(C=C, tol=1e-9, max_iter=20_000, random_state=0).fit(X, y)
-    assert ours.coef_.shape == (len(ours.classes_), X.shape[1])
+    # LogisticRegression is multinomial for >= 3 classes; one-vs-rest is this wrapper
+    ours = OneVsRestClassifier(
+        LogisticRegression(C=C, tol=1e-9, max_iter=20_000, random_state=0)).fit(X, y)
     for k, c in enumerate(ours.classes_):
         yk = np.where(y == c, 1.0, -1.0)
-        e = ref.estimators_[k]
-        assert_objective_close(logistic_objective(X, yk, ours.coef_[k], ours.intercept_[k], C),
+        e, o = ref.estimators_[k], ours.estimators_[k]
+        assert_objective_close(logistic_objective(X, yk, o.coef_[0], o.intercept_[0], C),
                                logistic_objective(X, yk, e.coef_[0], e.intercept_[0], C))
     np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
     proba = ours.predict_proba(X)
@@ -195,8 +200,8 @@ def test_multiclass_ovr_objectives(name):
 def test_ovr_n_jobs_matches_sequential():
     X, y = load_iris(return_X_y=True)
     kw = dict(C=1.0, tol=1e-6, max_iter=5000, random_state=0)
-    seq = LogisticRegression(**kw).fit(X, y)
-    par = LogisticRegression(n_jobs=2, **kw).fit(X, y)
+    seq = LinearSVC(**kw).fit(X, y)  # one-vs-rest (LogisticRegression is multinomial)
+    par = LinearSVC(n_jobs=2, **kw).fit(X, y)
     # not bit-identical: worker processes run BLAS (X @ w in the gap checks) with
     # another thread count, which changes rounding
     np.testing.assert_allclose(par.coef_, seq.coef_, rtol=1e-6, atol=1e-8)

@@ -15,7 +15,8 @@ from .solvers.base import SolveResult, Trace
 __version__ = "0.1.0"
 
 _ESTIMATORS = ("Lasso", "ElasticNet", "Ridge", "LogisticRegression", "LinearSVC", "LassoCV",
-               "ElasticNetCV", "LogisticRegressionCV", "GroupLasso")
+               "ElasticNetCV", "LogisticRegressionCV", "GroupLasso", "MultiTaskLasso",
+               "MultiTaskElasticNet")
 _PATHS = ("path", "lasso_path", "enet_path")
 
 __all__ = ["solve", "path", "lasso_path", "enet_path", "Design", "as_design", "SolveResult", "Trace", "__version__", *_ESTIMATORS]

@@ -7,6 +7,7 @@ each docstring gives the mapping to cdlearn's ``λ``.
 from ._classification import LinearSVC, LogisticRegression
 from ._cv import ElasticNetCV, LassoCV, LogisticRegressionCV
 from ._group import GroupLasso
+from ._multitask import MultiTaskElasticNet, MultiTaskLasso
 from ._regression import ElasticNet, Lasso, Ridge
 
 __all__ = [
@@ -19,4 +20,6 @@ __all__ = [
     "ElasticNetCV",
     "LogisticRegressionCV",
     "GroupLasso",
+    "MultiTaskLasso",
+    "MultiTaskElasticNet",
 ]

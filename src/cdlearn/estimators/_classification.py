@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import ClassifierMixin
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
@@ -28,6 +28,7 @@ from ._base import (
     check_solver,
     run_problems,
 )
+from ._multinomial import fit_multinomial
 
 
 def encode_labels(y, classes=None):
@@ -59,6 +60,9 @@ def class_sample_weight(class_weight, classes, y, sw):
 class _CDClassifier(ClassifierMixin, CDEstimatorBase):
     """Linear classifier on :func:`cdlearn.solve`; subclasses give loss and penalty."""
 
+    #: "multinomial": ≥ 3 classes fit one softmax model (LogisticRegression), else OvR
+    _multiclass = "ovr"
+
     def _objective(self, n_samples):
         """(loss, penalty, λ, l1_ratio) of cdlearn's objective."""
         raise NotImplementedError
@@ -78,6 +82,9 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
         sw = check_sample_weight(sample_weight, n)
         sw = class_sample_weight(self.class_weight, classes, y, sw)
         check_intercept_scaling(self.intercept_scaling)
+        self._multinomial = classes.size > 2 and self._multiclass == "multinomial"
+        if self._multinomial:
+            return fit_multinomial(self, design, y, classes, sw)
         loss, penalty, lam, l1_ratio = self._objective(n)
         solver, dual = self._method(penalty, design.n_samples, design.n_features)
         self.classes_ = classes
@@ -285,8 +292,12 @@ class LogisticRegression(_CDClassifier):
     ``r(w) = ρ‖w‖₁ + (1-ρ)/2‖w‖²`` with ``ρ = l1_ratio`` (0: l2, 1: l1),
     scikit-learn's objective and its ≥ 1.8 parameters. Mapping: dividing by
     ``C n``, ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights.
-    Multiclass is one-vs-rest (scikit-learn's own estimator is multinomial;
-    compare with ``OneVsRestClassifier``).
+    With three or more classes the model is multinomial, as scikit-learn's:
+    ``C Σ s_i CE(softmax(x_iᵀW + b), y_i) + r(W)`` with ``r`` on every entry of
+    ``W`` (:mod:`cdlearn.estimators._multinomial`; ``coef_`` (K, d),
+    ``n_iter_``/``dual_gap_`` of the one problem, the intercepts centred).
+    One-vs-rest: ``sklearn.multiclass.OneVsRestClassifier(LogisticRegression(...))``
+    (or ``cdlearn.solve`` with a multiclass ``y``).
 
     Parameters
     ----------
@@ -335,6 +346,8 @@ class LogisticRegression(_CDClassifier):
         self.sampling = sampling
         self.batch_size = batch_size
 
+    _multiclass = "multinomial"
+
     def _objective(self, n_samples):
         name, C = logistic_penalty(self.penalty, self.l1_ratio, self.C)
         self._penalty_name = name
@@ -345,8 +358,11 @@ class LogisticRegression(_CDClassifier):
         return logistic_method(self.solver, self._penalty_name, self.dual)
 
     def predict_proba(self, X):
-        """Class probabilities: σ(score) when binary; OvR sigmoids normalised to sum 1."""
+        """Class probabilities: σ(score) when binary, softmax for the multinomial model,
+        OvR sigmoids normalised to sum 1."""
         scores = self.decision_function(X)
+        if getattr(self, "_multinomial", False):
+            return softmax(scores, axis=1)
         if scores.ndim == 1:
             p = expit(scores)
             return np.column_stack([1.0 - p, p])

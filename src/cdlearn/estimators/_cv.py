@@ -593,7 +593,9 @@ class LogisticRegressionCV(_CDClassifier):
                 fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
                 random_state=self.random_state, n_jobs=self.n_jobs, solver=self.solver,
                 sampling=self.sampling, batch_size=self.batch_size, verbose=self.verbose,
-            ).fit(X, y, sample_weight=sw)
+            )
+            model._multiclass = "ovr"  # the folds were scored one-vs-rest
+            model.fit(X, y, sample_weight=sw)
             for attr in ("coef_", "intercept_", "dual_gap_", "solver_", "trace_"):
                 setattr(self, attr, getattr(model, attr))
             self._dual_alphas = model._dual_alphas

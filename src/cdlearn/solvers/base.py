@@ -347,7 +347,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                     break
             if callback is not None and callback(CallbackState(
                 epoch, passes, seconds, primal, dual, gap, state.w, state.alpha,
-                float(state.intercept),
+                _intercept_value(state.intercept),
             )):
                 message = "stopped by callback"
                 break
@@ -378,7 +378,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             )
     w, alpha, intercept = state.iterate()
     result = SolveResult(
-        w=w, alpha=alpha, intercept=float(intercept), primal=float(primal),
+        w=w, alpha=alpha, intercept=_intercept_value(intercept), primal=float(primal),
         dual=None if dual is None else float(dual), gap=float(gap), solver=solver,
         trace=trace, converged=converged, n_epochs=epoch, passes=passes, seconds=seconds,
         message=message,
@@ -455,6 +455,11 @@ def convergence_warning() -> type[Warning]:
     from sklearn.exceptions import ConvergenceWarning
 
     return ConvergenceWarning
+
+
+def _intercept_value(b):
+    """A float, or an array for states with one intercept per output (block CD over W)."""
+    return float(b) if np.ndim(b) == 0 else np.array(b, dtype=np.float64)
 
 
 def _num(x):
