@@ -19,11 +19,12 @@ ROOT = Path(cdlearn.__file__).parent
 LAYERS = {
     "data": 1,
     "losses": 2, "penalties": 2, "penalties_group": 2, "objectives": 2,
+    "multi_objectives": 2,
     "sampling": 3,
     "kernels": 4,
     "solvers": 5,
     "api": 6, "faceoff": 6,
-    "multiclass": 7, "paths": 7, "distributed": 7,
+    "multiclass": 7, "paths": 7, "distributed": 7, "multioutput": 7,
     "estimators": 8,
     "datasets": 9, "experiments": 9, "cli": 9, "report": 9, "features": 9,
 }
