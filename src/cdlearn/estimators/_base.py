@@ -29,6 +29,9 @@ ACCEPT_SPARSE = ("csr", "csc")
 #: an estimator's ``tol`` ε stops a fit when the duality gap is ≤ GAP_TOL_RATIO·ε·P(0)
 #: and bounds the coefficients' error to ε·‖coef_‖∞ (``coef_tol``, :mod:`cdlearn.solvers.stopping`)
 GAP_TOL_RATIO = 1e-2
+#: ... but never below this relative gap, about float64's rounding of P itself: a tighter
+#: target is unreachable and would run to max_iter (tol=1e-15 asks for this gap)
+MIN_GAP_TOL = 1e-15
 DTYPES = (np.float64, np.float32)
 
 
@@ -85,7 +88,7 @@ class CDEstimatorBase(BaseEstimator):
     def _solve_options(self) -> dict:
         tol = check_positive("tol", self.tol)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
-                    tol=GAP_TOL_RATIO * tol, coef_tol=tol,
+                    tol=max(GAP_TOL_RATIO * tol, MIN_GAP_TOL), coef_tol=tol,
                     max_epochs=check_int("max_iter", self.max_iter),
                     seed=seed_from(self.random_state), verbose=bool(self.verbose))
 
