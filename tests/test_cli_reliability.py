@@ -378,14 +378,20 @@ def _model(**changes):
     ("\xff\xfe garbage", "invalid JSON"),
     ("7", "expected format"),
 ])
-def test_bad_model_files_are_one_line_errors(tmp_path, text, message):
+def test_bad_model_files_are_one_line_errors(capsys, tmp_path, text, message):
+    """Missing keys, deep nesting, NaN/inf coefficients, wrong types: exit 1, one line."""
     model = tmp_path / "m.json"
     model.write_text(text, encoding="utf-8")
     data = tmp_path / "d.svm"
     data.write_bytes(b"1 1:1 2:1\n-1 2:1\n")
-    res = run_cli("predict", model, data)
-    assert res.returncode == 1, res.stderr
-    assert_clean(res.stderr)
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cdlearn: error: "), res.stderr
+    code = main(["predict", str(model), str(data)])
+    _, err = capsys.readouterr()
+    assert code == 1, err
+    assert_clean(err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cdlearn: error: "), err
     assert message in lines[0]
+    # the good model next to them is accepted
+    model.write_text(_model(), encoding="utf-8")
+    assert main(["predict", str(model), str(data)]) == 0
+    assert "accuracy: 0.500000 (1/2 correct)" in capsys.readouterr().out

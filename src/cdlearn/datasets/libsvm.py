@@ -43,7 +43,6 @@ from types import MappingProxyType
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.datasets import load_svmlight_file
 
 __all__ = [
     "DATASETS",
@@ -621,6 +620,8 @@ def _canonical_csr(X, dtype) -> sp.csr_matrix:
 def _read_svmlight(
     path: Path, n_features: int | None, dtype, max_bytes: int = MAX_BYTES, progress: bool = False
 ) -> tuple[sp.csr_matrix, np.ndarray]:
+    from sklearn.datasets import load_svmlight_file  # ~1 s to import: only when reading
+
     kind, f = _open(path)
     try:
         with f:
