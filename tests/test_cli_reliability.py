@@ -395,3 +395,23 @@ def test_bad_model_files_are_one_line_errors(capsys, tmp_path, text, message):
     model.write_text(_model(), encoding="utf-8")
     assert main(["predict", str(model), str(data)]) == 0
     assert "accuracy: 0.500000 (1/2 correct)" in capsys.readouterr().out
+
+
+def test_interrupt_inside_a_numba_call_exits_130(monkeypatch, capsys):
+    """SIGINT landing in a numba dispatcher call surfaces as a SystemError (seen live)."""
+    import cdlearn.cli as cli
+
+    def demo(args):
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SystemError("CPUDispatcher(<function f>) returned a result with an "
+                              "exception set") from None
+
+    monkeypatch.setattr(cli, "cmd_demo", demo)
+    assert main(["demo"]) == 130
+    assert capsys.readouterr().err == "cdlearn: interrupted\n"
+    monkeypatch.setattr(cli, "cmd_demo", lambda args: 1 / 0)
+    assert main(["demo"]) == 1
+    assert capsys.readouterr().err.startswith(
+        "cdlearn: error: division by zero")  # ArithmeticError: an ordinary error line

@@ -371,15 +371,6 @@ def main(argv=None) -> int:
     except (KeyboardInterrupt, Interrupted):
         _error_line("interrupted")
         return EXIT_INTERRUPTED
-    except SystemError as exc:
-        if not _caused_by_interrupt(exc) and debug:
-            raise
-        if _caused_by_interrupt(exc):  # raised by the handler inside a numba call
-            _error_line("interrupted")
-            return EXIT_INTERRUPTED
-        _error_line(f"internal error: SystemError: {_one_line(exc)} (please report it with "
-                    "the output of the same command with --debug)")
-        return EXIT_ERROR
     except (ValueError, TypeError, OSError, ArithmeticError, ExperimentUnavailableError) as exc:
         if debug:
             raise
@@ -391,6 +382,9 @@ def main(argv=None) -> int:
         _error_line("error: out of memory")
         return EXIT_ERROR
     except Exception as exc:  # a bug: still one line, and how to report it
+        if _caused_by_interrupt(exc):  # the handler raised inside a numba call: SystemError
+            _error_line("interrupted")
+            return EXIT_INTERRUPTED
         if debug:
             raise
         _error_line(f"internal error: {type(exc).__name__}: {_one_line(exc)} (please report "
