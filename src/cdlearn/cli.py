@@ -499,10 +499,13 @@ def _fit_data(args, loss):
         X, ids = compact_features(X)
         _say(f"--compact-features: {ids.size:,} of {d:,} feature ids are used")
     n, d = X.shape
-    used = int(np.unique(X.indices).size) if ids is None else ids.size
     need = BYTES_PER_FEATURE * d
     available = _available_memory()
-    if available is not None and need > available:
+    too_big = available is not None and need > available
+    used = d
+    if too_big or d >= 1_000_000:  # O(nnz log nnz): only where it can matter
+        used = int(np.unique(X.indices).size) if ids is None else ids.size
+    if too_big:
         from .datasets.libsvm import format_bytes
 
         hint = (f"; only {used:,} feature ids are used: --compact-features renumbers them "
