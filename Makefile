@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all test-sklearn fuzz bench bench-quick bench-memory bench-parity lint clean
+.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -46,6 +46,10 @@ bench-memory: $(STAMP)
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
+
+# CLI fuzz: malformed LIBSVM and model files through `cdlearn` subprocesses (CI runs 30)
+fuzz-cli: $(STAMP)
+	CDLEARN_FUZZ_CLI=$${CDLEARN_FUZZ_CLI:-600} $(PY) -m pytest -q tests/test_cli_fuzz.py
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks tests_sklearn

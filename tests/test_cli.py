@@ -64,7 +64,7 @@ def test_fit_json_predict_roundtrip(capsys, clf_file, tmp_path):
     p0 = math.log(2.0)  # logistic loss at w = 0
     assert model["gap"] <= tol * p0
     assert model["converged"] is True
-    assert model["solver"] in ("primal-cd", "dual-cd")
+    assert model["solver"] == "newton-cd"  # auto, 12 features: the Gram-form Newton route
     assert model["settings"]["tol"] == tol and model["lam"] == 0.01
     assert model["n_features"] == 12 and len(model["coef"]) == 12
     assert model["label_mapping"] == {"negative": 0.0, "positive": 1.0}
@@ -239,7 +239,7 @@ ERROR_CASES = {
     # name: (argv with {placeholders}, expected exit code, text in the message)
     "missing file": (["fit", "{dir}/nope.svm"], 1, "no such file"),
     "unknown dataset": (["fit", "no-such-dataset"], 1, "unknown dataset"),
-    "unreadable format": (["fit", "{garbage}"], 1, "could not read"),
+    "unreadable format": (["fit", "{garbage}"], 1, "line 1: the label"),
     "labels vs loss": (["fit", "{reg}", "--loss", "logistic"], 1, "do not fit loss"),
     "multiclass labels": (["fit", "{multi}"], 1, "needs 2 classes"),
     "unknown solver": (["fit", "{reg}", "--solver", "magic"], 2, "invalid choice"),

@@ -414,3 +414,140 @@ def test_clear_cache(tmp_path, toy):
     clear_cache()
     assert libsvm._read_cached.cache_info().currsize == 0
     assert Path(path).is_file()
+
+
+# ---------------------------------------------------------------- robustness (issue 19)
+
+
+def test_blank_lines_bom_crlf_comments_parse_as_the_clean_file(tmp_path, toy):
+    X, y = toy
+    clean = svmlight_bytes(X, y)
+    lines = clean.splitlines()
+    messy = b"\xef\xbb\xbf" + b"\n \t\n".join(
+        [b"# header comment"] + [ln + b"  # note\r" for ln in lines]) + b"\n" * 5000 + b"  "
+    (tmp_path / "clean.svm").write_bytes(clean)
+    (tmp_path / "messy.xz").write_bytes(lzma.compress(messy))
+    Xc, yc = load_libsvm(tmp_path / "clean.svm")
+    Xm, ym = load_libsvm(tmp_path / "messy.xz")
+    assert (Xc != Xm).nnz == 0 and Xm.shape == (30, 7)
+    np.testing.assert_array_equal(yc, ym)
+
+
+def test_many_blank_lines_are_skipped_in_chunks(tmp_path, monkeypatch):
+    """20 MB of newlines reach scikit-learn's parser as a handful of lines, not 2·10⁷."""
+    (tmp_path / "nl.gz").write_bytes(gzip.compress(b"1 1:1\n" + b"\n" * 20_000_000
+                                                   + b"-1 2:1\n"))
+    seen = []
+    real = libsvm._Lines.__iter__
+
+    def counting(self):
+        for line in real(self):
+            seen.append(line)
+            yield line
+
+    monkeypatch.setattr(libsvm._Lines, "__iter__", counting)
+    X, y = load_libsvm(tmp_path / "nl.gz")
+    assert X.shape == (2, 2) and list(y) == [1.0, -1.0]
+    assert len(seen) < 100
+
+
+def test_max_bytes_bounds_the_decompressed_size(tmp_path):
+    path = tmp_path / "bomb.xz"
+    path.write_bytes(lzma.compress(b"1 1:1\n" + b"\n" * 3_000_000))
+    with pytest.raises(ValueError, match=r"more than max_bytes=1,000,000 bytes of text "
+                                         r"\(1 MB\) once decompressed; pass a larger max_bytes"):
+        load_libsvm(path, max_bytes=1_000_000)
+    X, _ = load_libsvm(path, max_bytes=4_000_000)
+    assert X.shape == (1, 1)
+    with pytest.raises(ValueError, match="max_bytes must be positive"):
+        load_libsvm(path, max_bytes=0)
+
+
+def test_progress_on_long_reads(tmp_path, monkeypatch, capsys):
+    clock = iter(range(0, 10_000, 3))  # every read looks 3 s later than the last
+    monkeypatch.setattr(libsvm.time, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(libsvm, "_CHUNK", 1000)
+    (tmp_path / "p.svm").write_bytes(b"1 1:1\n" * 1000)
+    load_libsvm(tmp_path / "p.svm", progress=True)
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "cdlearn: reading p.svm: 1 KB" and err[-1] == "cdlearn: reading p.svm: 6 KB"
+    clear_cache()
+    load_libsvm(tmp_path / "p.svm")
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("content, where", [
+    (b"1 1:1\n2 1:1 x\n", "line 2: 'x' is not an index:value pair (missing ':')"),
+    (b"1 a:1\n", "line 1: the feature index 'a' is not an integer"),
+    (b"1 -2:1\n", "line 1: the feature index -2 is negative"),
+    (b"1 2:1 2:3\n", "line 1: feature indices must be increasing and unique: 2 after 2"),
+    (b"\n\n1 1:1\n-1 4:x\n", "line 4: the value 'x' of feature 4 is not a number"),
+    (b"1 1:1\r\nabc 1:1\r\n", "line 2: the label 'abc' is not a number"),
+    (b"1 1:1\n-1 2147483648:1\n", "line 2: the feature index 2147483648 exceeds the limit "
+                                  "2,147,483,647 (2^31 - 1)"),
+    (b"1 1:1\n-1 1:1e999\n", "line 2: the value '1e999' of feature 1 is not finite"),
+])
+def test_invalid_lines_are_named(tmp_path, content, where):
+    path = tmp_path / "bad.svm.bz2"
+    path.write_bytes(bz2.compress(content))
+    with pytest.raises(ValueError) as err:
+        load_libsvm(path)
+    assert str(err.value).startswith(f"{path}, {where}")
+
+
+def test_compact_and_select_features():
+    X = sp.csr_matrix((np.array([1.0, 2.0, 3.0, 4.0]), np.array([5, 300_000_000, 5, 9]),
+                       np.array([0, 2, 4])), shape=(2, 300_000_001))
+    Xc, ids = libsvm.compact_features(X)
+    assert list(ids) == [5, 9, 300_000_000]
+    np.testing.assert_array_equal(Xc.toarray(), [[1.0, 0.0, 2.0], [3.0, 4.0, 0.0]])
+    T = sp.csr_matrix((np.array([7.0, 8.0, 9.0]), np.array([1, 9, 400_000_000]),
+                       np.array([0, 1, 3])), shape=(2, 400_000_001))
+    np.testing.assert_array_equal(libsvm.select_features(T, ids).toarray(),
+                                  [[0.0, 0.0, 0.0], [0.0, 8.0, 0.0]])
+    with pytest.raises(ValueError, match="sorted, unique"):
+        libsvm.select_features(T, [9, 5])
+
+
+def test_failed_download_removes_the_directories_it_created(tmp_path, monkeypatch):
+    def unreachable(url, timeout=None):
+        raise OSError("unreachable (test)")
+
+    monkeypatch.setattr(libsvm, "_urlopen", unreachable)
+    cache = tmp_path / "a" / "b" / "c"
+    with pytest.raises(OSError, match="unreachable"):
+        load_libsvm("w8a", cache_dir=cache)
+    assert list(tmp_path.iterdir()) == []
+    (tmp_path / "keep").mkdir()
+    with pytest.raises(OSError, match="unreachable"):
+        load_libsvm("w8a", cache_dir=tmp_path / "keep" / "new")
+    assert [p.name for p in tmp_path.iterdir()] == ["keep"]
+    assert list((tmp_path / "keep").iterdir()) == []
+
+
+def test_unverified_downloads_warn(tmp_path, fake_urlopen, toy):
+    X, y = toy
+    info = DATASETS["real-sim"]
+    assert not info.download_verified and not info.sha256
+    fake_urlopen({info.url: bz2.compress(svmlight_bytes(X, y))})
+    with pytest.warns(UserWarning, match=r"no checksum is known for real-sim.bz2 .* NOT verified"):
+        with pytest.warns(UserWarning, match="registry expects 72309"):
+            load_libsvm("real-sim", cache_dir=tmp_path)
+
+
+def test_which_downloads_are_verified():
+    verified = {name for name, info in DATASETS.items() if info.download_verified}
+    assert verified == {"leu", "leu.t", "a9a", "a9a.t", "w8a", "news20", "mushrooms",
+                        "reuters-money-fx", "reuters-money-fx.t"}
+
+
+def test_every_shared_file_is_registered_with_its_checksum(data_dir):
+    registered = {}
+    for info in DATASETS.values():
+        for fname in (*info.files, *info.labels_files):
+            registered.setdefault(fname, info)
+    for path in sorted(data_dir.iterdir()):
+        if path.name == "README.md":
+            continue
+        assert path.name in registered, path.name
+        assert registered[path.name].sha256[path.name] == sha256(path.read_bytes()), path.name

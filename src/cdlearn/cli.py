@@ -12,10 +12,20 @@ Subcommands (``cdlearn SUBCOMMAND --help`` for each):
 ``DATA`` is a path to a LIBSVM/svmlight file (plain, .gz, .bz2, .xz) or a
 registered dataset name (see ``cdlearn.datasets.libsvm.DATASETS``).
 
-Errors are one line on stderr, ``cdlearn: error: ...``; exit code 2 for usage
-errors (bad option, bad number, unknown name), 1 for runtime failures (missing
-or unreadable file, labels that do not fit the loss, a solver that cannot serve
-the problem). ``--debug`` shows the full traceback instead.
+Exit codes (the same for every subcommand; README "Exit codes"):
+
+* 0: done (also ``--help``, ``--version``, and output cut short by a closed pipe);
+* 1: error: missing, unreadable or invalid data (with the line number), an
+  unknown dataset name, an invalid model file, labels that do not fit the loss,
+  a problem no solver serves, not enough memory;
+* 2: usage: the command line cannot be parsed (unknown option or subcommand,
+  bad number, missing argument);
+* 130: interrupted (Ctrl-C / SIGINT). ``fit`` writes the best iterate reached
+  to its model file, marked ``"interrupted": true``; the other subcommands stop
+  at once and keep only what they had printed or written before.
+
+Errors are one line on stderr, ``cdlearn: error: ...``, never a traceback
+(``--debug`` shows it instead).
 """
 
 from __future__ import annotations
@@ -24,7 +34,10 @@ import argparse
 import contextlib
 import json
 import math
+import os
+import signal
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -39,6 +52,58 @@ MODEL_FORMAT = "cdlearn-linear-model/1"
 # =========================================================================== errors
 class UsageError(Exception):
     """A command-line usage error (exit code 2)."""
+
+
+class Interrupted(BaseException):
+    """SIGINT in a subcommand that stops at once.
+
+    Not a KeyboardInterrupt: ``solve`` catches those to return its best
+    iterate, and a command running several solves would go on to the next.
+    """
+
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class _Sigint:
+    """SIGINT handler for one command: counts the interrupts, then raises.
+
+    Once ``soft`` is set (``fit``, from its first solver callback on), the
+    first interrupt only counts: the callback then stops the solve, which
+    returns its best iterate, and ``fit`` saves it. An exception raised by the
+    handler could land inside a numba dispatcher call, which turns it into a
+    SystemError the solver does not catch. A second interrupt raises.
+    """
+
+    def __init__(self, keep: bool):
+        self.keep, self.count, self.soft = keep, 0, False
+
+    def __call__(self, signum, frame):
+        self.count += 1
+        if self.soft and self.count == 1:
+            return
+        raise KeyboardInterrupt if self.keep else Interrupted
+
+    def stop_callback(self, inner=None):
+        """A ``solve`` callback: runs ``inner``, stops the solve after an interrupt."""
+
+        def callback(state) -> bool:
+            self.soft = True
+            stop = bool(inner(state)) if inner is not None else False
+            return stop or self.count > 0
+
+        return callback
+
+    @contextlib.contextmanager
+    def installed(self):
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        previous = signal.signal(signal.SIGINT, self)
+        try:
+            yield self
+        finally:
+            signal.signal(signal.SIGINT, previous)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -115,12 +180,17 @@ def _choices():
 
 # =========================================================================== parser
 def _add_data_arguments(parser):
+    from .datasets.libsvm import MAX_BYTES
+
     parser.add_argument("data", metavar="DATA",
                         help="LIBSVM/svmlight file (plain, .gz, .bz2, .xz) or a registered "
                              "dataset name (a9a, w8a, mushrooms, leu, news20, ...)")
     parser.add_argument("--data-home", metavar="DIR",
                         help="cache directory of named datasets (default: $CDLEARN_DATA or "
                              "~/.cache/cdlearn)")
+    parser.add_argument("--max-bytes", type=_int(1), default=MAX_BYTES, metavar="N",
+                        help=f"refuse data larger than N bytes once decompressed "
+                             f"(default: {MAX_BYTES} = 8 GiB)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,11 +202,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     data = _Parser(add_help=False)
     _add_data_arguments(data)
+    data.add_argument("--compact-features", action="store_true",
+                      help="drop the feature ids no sample uses and renumber the others "
+                           "(fit saves the map in the model; predict applies it)")
 
     problem = _Parser(add_help=False)
     problem.add_argument("--loss", choices=losses, default="logistic",
                          help="loss φ (default: logistic; labels are mapped to ±1)")
-    problem.add_argument("--penalty", choices=penalties, default="l2",
+    problem.add_argument("--penalty", choices=[p for p in penalties if p != "group_l2"],
+                         default="l2",
                          help="penalty g (default: l2)")
     reg = problem.add_mutually_exclusive_group()
     reg.add_argument("--lam", type=_float("positive"),
@@ -174,8 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solver", choices=("auto", *solvers), default="auto",
                    help="method (default: auto = ws-cd for l1, newton-cd for few features, else the "
                         "face-off choice between primal and dual CD)")
-    p.add_argument("--sampling", choices=samplings, default="importance",
-                   help="coordinate sampling (default: importance)")
+    p.add_argument("--sampling", choices=samplings, default=None,
+                   help="coordinate sampling of primal or dual CD (default: the method's own; "
+                        "giving one makes auto choose between primal and dual CD)")
     p.add_argument("--check-every", type=_int(1), default=1,
                    help="epochs between duality-gap checks (default: 1)")
     p.add_argument("-o", "--output", metavar="MODEL.json", default="model.json",
@@ -267,6 +342,9 @@ def main(argv=None) -> int:
     try:
         parser = build_parser()
         args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        _error_line("interrupted")
+        return EXIT_INTERRUPTED
     except UsageError as exc:
         if debug:
             raise
@@ -276,33 +354,61 @@ def main(argv=None) -> int:
         return exc.code if isinstance(exc.code, int) else 0
     if args.command is None:
         parser.print_help(sys.stderr)
-        return 2
+        return EXIT_USAGE
+    sigint = _Sigint(keep=args.command == "fit")
+    args.sigint = sigint
     try:
-        with _warnings_as_lines():
+        with sigint.installed(), _warnings_as_lines():
             return int(args.func(args) or 0)
     except UsageError as exc:
         if debug:
             raise
         print(f"cdlearn: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except BrokenPipeError:  # e.g. `cdlearn reproduce --list | head -1`
         _silence_stdout()
-        return 0
+        return EXIT_OK
+    except (KeyboardInterrupt, Interrupted):
+        _error_line("interrupted")
+        return EXIT_INTERRUPTED
     except (ValueError, TypeError, OSError, ArithmeticError, ExperimentUnavailableError) as exc:
         if debug:
             raise
-        with contextlib.suppress(BrokenPipeError):
-            sys.stdout.flush()
-        print(f"cdlearn: error: {_one_line(exc)}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("cdlearn: interrupted", file=sys.stderr)
-        return 130
+        _error_line(f"error: {_one_line(exc)}")
+        return EXIT_ERROR
+    except MemoryError:
+        if debug:
+            raise
+        _error_line("error: out of memory")
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: still one line, and how to report it
+        if _caused_by_interrupt(exc):  # the handler raised inside a numba call: SystemError
+            _error_line("interrupted")
+            return EXIT_INTERRUPTED
+        if debug:
+            raise
+        _error_line(f"internal error: {type(exc).__name__}: {_one_line(exc)} (please report "
+                    "it with the output of the same command with --debug)")
+        return EXIT_ERROR
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, (KeyboardInterrupt, Interrupted)):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _error_line(text: str) -> None:
+    with contextlib.suppress(BrokenPipeError, ValueError):
+        sys.stdout.flush()
+    print(f"cdlearn: {text}", file=sys.stderr, flush=True)
 
 
 def _silence_stdout():
-    import os
-
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -326,31 +432,97 @@ def _say(*parts, **kw):
 
 
 # =========================================================================== data
-def _load(data: str, loss: str, *, data_home=None, n_features=None, mapping=None):
+def _load(data: str, loss: str, *, data_home=None, n_features=None, mapping=None,
+          max_bytes=None, feature_ids=None):
     """Load DATA; for a classification loss map the labels to ±1.
 
     Returns ``(X, y, y_raw, mapping)``; ``mapping`` is None for regression, else
     ``{"negative": label, "positive": label}`` (original label values).
+    ``feature_ids`` (a compacted model's map) selects and renumbers columns.
     """
     from .data import BINARY_LOSSES
-    from .datasets.libsvm import DATASETS, load_binary, load_libsvm
+    from .datasets.libsvm import DATASETS, load_binary, load_libsvm, select_features
 
-    kw = {}
+    kw = {"progress": sys.stderr.isatty()}
     if data_home is not None:
         kw["cache_dir"] = data_home
-    if n_features is not None:
+    if n_features is not None and feature_ids is None:
         kw["n_features"] = int(n_features)
+    if max_bytes is not None:
+        kw["max_bytes"] = max_bytes
     info = DATASETS.get(data)
     if loss not in BINARY_LOSSES:
         X, y = load_libsvm(data, **kw)
-        return X, y, y, None
-    if info is not None and info.task == "multiclass":
+        y_raw, mapping = y, None
+    elif info is not None and info.task == "multiclass":
         X, y = load_binary(data, **kw)  # e.g. news20 binarized; raises for the others
-        return X, y, y, {"negative": -1.0, "positive": 1.0,
-                         "note": f"{data} binarized by cdlearn.datasets.load_binary"}
-    X, y_raw = load_libsvm(data, **kw)
-    y, mapping = _map_labels(y_raw, loss, mapping, data)
+        y_raw, mapping = y, {"negative": -1.0, "positive": 1.0,
+                             "note": f"{data} binarized by cdlearn.datasets.load_binary"}
+    else:
+        X, y_raw = load_libsvm(data, **kw)
+        y, mapping = _map_labels(y_raw, loss, mapping, data)
+    if feature_ids is not None:
+        X = select_features(X, feature_ids)
     return X, y, y_raw, mapping
+
+
+#: Memory per feature of a fit, for the check before it starts: about 15
+#: float64 arrays of length d (measured: `cdlearn fit` on 2 samples peaked
+#: 1.06 GB higher at d = 10⁷ than at d = 10⁶, 118 bytes per feature).
+BYTES_PER_FEATURE = 16 * 8
+
+
+def _available_memory() -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    with contextlib.suppress(AttributeError, ValueError, OSError):
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return None
+
+
+def _fit_data(args, loss):
+    """Load DATA for fit/compare/faceoff: compact it if asked, check the memory of a fit.
+
+    Returns ``(X, y, mapping, feature_ids)``; ``feature_ids`` is None unless
+    ``--compact-features``.
+    """
+    from .datasets.libsvm import compact_features
+
+    X, y, _, mapping = _load(args.data, loss, data_home=args.data_home,
+                             max_bytes=args.max_bytes)
+    ids = None
+    if args.compact_features:
+        d = X.shape[1]
+        X, ids = compact_features(X)
+        _say(f"--compact-features: {ids.size:,} of {d:,} feature ids are used")
+    n, d = X.shape
+    need = BYTES_PER_FEATURE * d
+    available = _available_memory()
+    too_big = available is not None and need > available
+    used = d
+    if too_big or d >= 1_000_000:  # O(nnz log nnz): only where it can matter
+        used = int(np.unique(X.indices).size) if ids is None else ids.size
+    if too_big:
+        from .datasets.libsvm import format_bytes
+
+        hint = (f"; only {used:,} feature ids are used: --compact-features renumbers them "
+                "(the model keeps the map)" if used < d else "")
+        raise InsufficientMemoryError(
+            f"{args.data} has {d:,} features: a fit needs about {format_bytes(need)} for its "
+            f"per-feature arrays ({BYTES_PER_FEATURE} bytes x {d:,}) and "
+            f"{format_bytes(available)} of memory is available{hint}")
+    if ids is None and d >= 1_000_000 and used < d // 10:
+        warnings.warn(f"{args.data}: only {used:,} of {d:,} feature ids are used; "
+                      "--compact-features would make the per-feature arrays that short",
+                      UserWarning, stacklevel=2)
+    return X, y, mapping, ids
+
+
+class InsufficientMemoryError(ValueError):
+    """Not enough memory for the requested fit (exit code 1, one line)."""
 
 
 def _map_labels(y, loss, mapping, data):
@@ -416,17 +588,41 @@ class _TracePrinter:
                       trace["primal"][k], trace["gap"][k], int(trace["nnz_w"][k]))
 
 
+def resolve_solver(problem, solver: str, sampling: str | None) -> tuple[str, str]:
+    """The method ``solve(problem, solver=solver, sampling=sampling)`` runs, and why.
+
+    ``fit`` announces this and then runs exactly it (passing the method, not
+    "auto", to ``solve``): what is printed is what runs.
+    """
+    from .api import auto_solver, cd_options_requested
+
+    if solver != "auto":
+        return solver, "requested"
+    return auto_solver(problem, cd_options=cd_options_requested({"sampling": sampling}))
+
+
 def cmd_fit(args) -> int:
     from . import __version__
-    from .api import auto_solver, make_problem, solve
+    from .api import make_problem, solve
     from .solvers.base import initial_primal
 
-    X, y, _, mapping = _load(args.data, args.loss, data_home=args.data_home)
+    X, y, mapping, feature_ids = _fit_data(args, args.loss)
     n = X.shape[0]
     lam = _lam(args, n)
     problem = make_problem(X, y, loss=args.loss, penalty=args.penalty, lam=lam,
                            l1_ratio=args.l1_ratio, fit_intercept=args.intercept)
     p0 = initial_primal(problem)
+    solver, reason = resolve_solver(problem, args.solver, args.sampling)
+    if args.solver == "auto":
+        from .solvers import SOLVERS
+
+        try:
+            SOLVERS[solver].check(problem)
+        except ValueError:
+            raise ValueError(
+                f"no method serves --loss {args.loss} with --penalty {args.penalty}: auto "
+                f"would run {solver} ({reason}), which does not support this penalty"
+            ) from None
     if not args.quiet:
         _say(_describe(X, args.data))
         if mapping is not None:
@@ -434,22 +630,21 @@ def cmd_fit(args) -> int:
         _say(f"problem: loss={args.loss}, penalty={args.penalty}, lam={lam:.6g}"
              + (f", l1_ratio={args.l1_ratio:g}" if args.penalty == "elastic_net" else "")
              + (", intercept" if args.intercept else ""))
-        if args.progress:
-            pass  # solve(verbose=True) says which solver runs and why
-        elif args.solver == "auto":
-            choice, reason = auto_solver(problem)
-            _say(f"solver: auto -> {choice} ({reason})")
+        if args.solver == "auto":
+            _say(f"solver: auto -> {solver} ({reason})")
         else:
-            _say(f"solver: {args.solver}")
+            _say(f"solver: {solver}")
         _say(f"target: duality gap <= tol * P(0) = {args.tol:g} * {p0:.6g} = {args.tol * p0:.3g}")
     printer = None if (args.quiet or args.progress) else _TracePrinter()
     if printer is not None:
         _say(printer.header)
     res = solve(X, y, loss=args.loss, penalty=args.penalty, lam=lam, l1_ratio=args.l1_ratio,
-                solver=args.solver, sampling=args.sampling, tol=args.tol,
+                solver=solver, sampling=args.sampling, tol=args.tol,
                 max_epochs=args.max_epochs, seed=args.seed, fit_intercept=args.intercept,
-                callback=printer, verbose=bool(args.progress and not args.quiet),
+                callback=args.sigint.stop_callback(printer),
+                verbose=bool(args.progress and not args.quiet),
                 check_every=args.check_every)
+    interrupted = args.sigint.count > 0
     if printer is not None:
         printer.finish(res.trace)
     model = {
@@ -459,6 +654,7 @@ def cmd_fit(args) -> int:
         "task": "regression" if mapping is None else "classification",
         "n_samples": int(n),
         "n_features": int(X.shape[1]),
+        "feature_ids": None if feature_ids is None else [int(i) for i in feature_ids],
         "coef": [float(v) for v in res.w],
         "intercept": float(res.intercept),
         "label_mapping": mapping,
@@ -472,9 +668,11 @@ def cmd_fit(args) -> int:
             "check_every": args.check_every, "C": getattr(args, "C", None),
         },
         "solver": res.solver,
-        "solver_reason": res.info.get("reason", ""),
+        "solver_reason": reason,
         "converged": bool(res.converged),
-        "message": res.message,
+        "interrupted": interrupted,
+        "message": ("interrupted (SIGINT): the best iterate reached" if interrupted
+                    else res.message),
         "n_epochs": int(res.n_epochs),
         "passes": float(res.passes),
         "seconds": float(res.seconds),
@@ -484,34 +682,99 @@ def cmd_fit(args) -> int:
         "p0": float(p0),
         "nnz_w": int(np.count_nonzero(res.w)),
     }
-    out = Path(args.output).expanduser()
-    if out.parent != Path(""):
-        out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(model, indent=1) + "\n", encoding="utf-8")
+    out = _write_atomic(args.output, json.dumps(model, indent=1) + "\n")
     status = "converged" if res.converged else "NOT converged"
     _say(f"{res.solver}: {status} after {res.n_epochs} epochs ({res.passes:.1f} passes, "
          f"{res.seconds:.3g} s): primal={res.primal:.10g}, gap={res.gap:.3g}, "
          f"nnz(w)={model['nnz_w']}/{X.shape[1]}")
     _say(f"model written to {out}")
-    return 0
+    if interrupted:
+        _error_line(f"interrupted: {out} holds the best iterate reached (epoch "
+                    f"{res.n_epochs}, gap {res.gap:.3g}; not converged, \"interrupted\": true)")
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+def _write_atomic(path, text: str) -> Path:
+    """Write ``text`` to ``path`` through a temporary file: never half a file."""
+    out = Path(path).expanduser()
+    if out.parent != Path(""):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.part")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    return out
 
 
 # =========================================================================== predict
+#: A model file larger than this is refused before it is parsed.
+MAX_MODEL_BYTES = 1 << 31
+
+
 def _read_model(path) -> dict:
+    """Read and validate a model written by ``cdlearn fit``; ValueError says what is wrong."""
+    from .losses import LOSS_CODES
+
     path = Path(path).expanduser()
+    if path.is_file() and path.stat().st_size > MAX_MODEL_BYTES:
+        raise ValueError(f"{path} is not a cdlearn model (larger than {MAX_MODEL_BYTES:,} bytes)")
     try:
         model = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path} is not a cdlearn model (not UTF-8 text: {exc})") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not a cdlearn model (invalid JSON: {exc})") from None
+    except RecursionError:
+        raise ValueError(f"{path} is not a cdlearn model (JSON nested too deeply)") from None
     if not isinstance(model, dict) or model.get("format") != MODEL_FORMAT:
         raise ValueError(f"{path} is not a cdlearn model (expected format {MODEL_FORMAT!r})")
     missing = [k for k in ("coef", "intercept", "n_features", "loss", "task", "label_mapping")
                if k not in model]
     if missing:
         raise ValueError(f"{path} is not a complete cdlearn model: missing {', '.join(missing)}")
-    if model["task"] == "classification" and not isinstance(model["label_mapping"], dict):
-        raise ValueError(f"{path}: a classification model needs a label_mapping")
+
+    def bad(what):
+        return ValueError(f"{path}: invalid model: {what}")
+
+    n_features = model["n_features"]
+    if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 0:
+        raise bad(f"n_features must be a non-negative integer, got {n_features!r:.60}")
+    coef = model["coef"]
+    if not isinstance(coef, list) or len(coef) != n_features:
+        raise bad(f"coef must be a list of n_features = {n_features} numbers")
+    if not all(_is_number(v) for v in coef) or not _is_number(model["intercept"]):
+        raise bad("coef and intercept must be numbers")
+    if not (np.all(np.isfinite(np.asarray(coef, dtype=np.float64)))
+            and math.isfinite(model["intercept"])):
+        raise bad("coef or intercept contains NaN or infinity")
+    if model["loss"] not in LOSS_CODES:
+        raise bad(f"unknown loss {model['loss']!r:.60} (known: {', '.join(LOSS_CODES)})")
+    if model["task"] not in ("classification", "regression"):
+        raise bad(f"task must be 'classification' or 'regression', got {model['task']!r:.60}")
+    if model["task"] == "classification":
+        mapping = model["label_mapping"]
+        if not (isinstance(mapping, dict) and all(
+                _is_number(mapping.get(k)) and math.isfinite(mapping[k])
+                for k in ("negative", "positive"))):
+            raise bad("a classification model needs a label_mapping with finite numbers "
+                      "'negative' and 'positive'")
+    ids = model.get("feature_ids")
+    if ids is not None:
+        if not (isinstance(ids, list) and len(ids) == n_features
+                and all(isinstance(i, int) and not isinstance(i, bool) for i in ids)):
+            raise bad(f"feature_ids must be a list of n_features = {n_features} integers")
+        arr = np.asarray(ids, dtype=np.int64) if ids else np.zeros(0, np.int64)
+        if arr.size and (arr[0] < 0 or np.any(np.diff(arr) <= 0)):
+            raise bad("feature_ids must be sorted, unique and non-negative")
     return model
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def decision_function(model: dict, X) -> np.ndarray:
@@ -528,7 +791,8 @@ def cmd_predict(args) -> int:
     mapping = model.get("label_mapping")
     classify = model.get("task") == "classification"
     X, y, _, _ = _load(args.data, model["loss"], data_home=args.data_home,
-                       n_features=n_features, mapping=mapping)
+                       n_features=n_features, mapping=mapping, max_bytes=args.max_bytes,
+                       feature_ids=model.get("feature_ids"))
     z = decision_function(model, X)
     if classify:
         pred = np.where(z > 0, 1.0, -1.0)
@@ -607,7 +871,7 @@ def reference_primal(X, y, results, *, loss, penalty, lam, l1_ratio=0.5, tol=1e-
 def cmd_compare(args) -> int:
     from .report import comparison_table, plot_comparison, traces_to_csv
 
-    X, y, _, mapping = _load(args.data, args.loss, data_home=args.data_home)
+    X, y, mapping, _ = _fit_data(args, args.loss)
     lam = _lam(args, X.shape[0])
     _say(_describe(X, args.data))
     _say(f"problem: loss={args.loss}, penalty={args.penalty}, lam={lam:.6g}, tol={args.tol:g}")
@@ -632,8 +896,7 @@ def cmd_compare(args) -> int:
 def cmd_faceoff(args) -> int:
     from .faceoff import analyze
 
-    X, y, _, _ = _load(args.data, args.loss if args.measure else "squared",
-                       data_home=args.data_home)
+    X, y, _, _ = _fit_data(args, args.loss if args.measure else "squared")
     analysis = analyze(X, loss=args.loss, lam=args.lam, normalize=args.normalize)
     _say(f"data: {args.data}")
     _say(analysis.table())
