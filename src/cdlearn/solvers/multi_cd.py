@@ -36,6 +36,7 @@ from ..multi_objectives import (
     MULTINOMIAL,
     dual_feasible_scale,
     multinomial_dual_point,
+    multinomial_loss_gradient,
     multinomial_sums,
     penalty_conjugate,
     penalty_fenchel_young,
@@ -337,20 +338,16 @@ class MultiLBFGSState(MultiCDState):
         p = self.problem
         n, sw = p.n_samples, p.sample_weight
         W, b = self._split(x)
-        Z = _times(self.design, W) + b
-        P = np.empty_like(Z)
-        lse = softmax_rows(Z, P)
-        rows = np.arange(n)
-        value = float(sw @ (lse - Z[rows, self.labels])) / n + 0.5 * p.l2 * float(np.vdot(W, W))
-        P[rows, self.labels] -= 1.0
-        P *= (sw / n)[:, None]  # the loss gradient with respect to Z
-        grad_W = _transpose_times(self.design, P) + p.l2 * W
+        G = _times(self.design, W) + b
+        value = multinomial_loss_gradient(G, self.labels, sw, 1.0 / n)  # G: ∂/∂Z
+        value += 0.5 * p.l2 * float(np.vdot(W, W))
+        grad_W = _transpose_times(self.design, G) + p.l2 * W
         self._evaluations += 1
         if self._evaluations == 1:
             self._start_value = value
         if not p.fit_intercept:
             return value, grad_W.ravel()
-        return value, np.concatenate([grad_W.ravel(), P.sum(axis=0)])
+        return value, np.concatenate([grad_W.ravel(), G.sum(axis=0)])
 
     def run_epoch(self):
         p = self.problem
