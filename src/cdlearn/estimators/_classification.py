@@ -174,7 +174,8 @@ class LogisticRegression(_CDClassifier):
     ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights. With three or
     more classes the model is multinomial, as scikit-learn's: ``C Σ s_i
     CE(softmax(x_iᵀW + b), y_i) + r(W)`` with ``r`` on every entry of ``W``,
-    fit by block CD over the rows of ``W`` (:mod:`cdlearn.estimators._multinomial`;
+    fit by L-BFGS (l2, none) or block CD over the rows of ``W`` (l1, elastic net;
+    ``solver`` "multinomial-lbfgs" / "multi-cd"; :mod:`cdlearn.estimators._multinomial`;
     ``coef_`` (K, d), ``n_iter_``/``dual_gap_`` of the one problem, the
     intercepts centred); ``sampling`` is then ``"cyclic"`` (None), ``"shuffle"``
     or ``"uniform"``. One-vs-rest: ``sklearn.multiclass.OneVsRestClassifier(
