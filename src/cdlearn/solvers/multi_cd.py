@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from ..data import Design
+from ..data import Design, check_choice
 from ..kernels.multi_cd import multi_cd_epoch
 from ..multi_objectives import (
     MULTI_SQUARED,
@@ -378,7 +378,7 @@ def solve_multi(problem: MultiProblem, *, solver="multi-cd", sampling="cyclic", 
                 verbose=False) -> SolveResult:
     """Run ``solver`` (block CD, or L-BFGS for smooth multinomial problems) on ``problem``
     to ``gap ≤ tol · P(0)``; ``result.w`` is (d, K), ``result.intercept`` (K,)."""
-    if solver == "multinomial-lbfgs":
+    if check_choice("solver", solver, MULTI_SOLVERS) == "multinomial-lbfgs":
         state = MultiLBFGSState(problem, W0=W0, b0=b0)
     else:
         state = MultiCDState(problem, sampling=sampling, seed=seed, W0=W0, b0=b0)
