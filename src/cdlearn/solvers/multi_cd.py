@@ -48,7 +48,8 @@ from .base import SolveResult, run
 
 BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
 MULTI_SOLVERS = ("multi-cd", "multinomial-lbfgs")
-LBFGS_BATCH = 20  # L-BFGS iterations per epoch (between two certificates)
+LBFGS_BATCH = 20  # L-BFGS iterations in the first epoch (between two certificates) ...
+LBFGS_GROWTH, LBFGS_MAX_BATCH = 1.5, 500  # ... then 1.5× more per epoch, at most 500
 RESYNC_EVERY = 20  # recompute the scores from scratch every this many checks
 
 
@@ -311,7 +312,9 @@ class MultiLBFGSState(MultiCDState):
     ``Xᵀ(s ⊙ (softmax(Z) − Y))/n + λ2 W``; between batches :func:`base.run`
     checks the block-CD certificate (:meth:`MultiCDState.certificate`), so the
     stopping rule, trace and warnings are those of block CD. Each batch restarts
-    L-BFGS's curvature memory. A batch that cannot decrease the objective
+    L-BFGS's curvature memory, so batches grow (20, 30, 45, ... iterations):
+    news20 (C = 1, tol 1e-6) took 186 s with fixed batches of 20, 120 s with
+    60 (same run), while small problems stop after the first batch. A batch that cannot decrease the objective
     (line search at rounding level) is replaced by one block-CD epoch.
     Why: a block-CD epoch recomputes K exponentials per touched nonzero; L-BFGS
     needs one softmax and two products with X per evaluation (digits, C = 1:
@@ -359,6 +362,7 @@ class MultiLBFGSState(MultiCDState):
                        options={"maxiter": self.batch, "ftol": 0.0, "gtol": 0.0})
         entries = 2 * self._evaluations * p.design.nnz
         self.lbfgs_iterations += int(res.nit)
+        self.batch = min(int(self.batch * LBFGS_GROWTH), LBFGS_MAX_BATCH)
         if res.nit == 0 or not res.fun < self._start_value:
             self.cd_fallbacks += 1
             cd_entries, updates = super().run_epoch()
