@@ -146,15 +146,18 @@ def test_multitask_errors():
 
 
 # --------------------------------------------------------------------------- multinomial
+@pytest.mark.parametrize("solver", ["auto", "multi-cd"])
 @pytest.mark.parametrize("name", ["iris", "wine", "digits"])
-def test_multinomial_l2_matches_lbfgs(name):
+def test_multinomial_l2_matches_lbfgs(name, solver):
     X, y = _scaled({"iris": load_iris, "wine": load_wine, "digits": load_digits}[name])
     if name == "digits":
         X, y = X[:300], y[:300]
     C = 0.5
     ref = sk.LogisticRegression(C=C, tol=1e-12, max_iter=100_000).fit(X, y)
-    ours = LogisticRegression(C=C, tol=1e-12, max_iter=100_000).fit(X, y)
-    assert ours.solver_ == "multi-cd" and ours.coef_.shape == ref.coef_.shape
+    ours = LogisticRegression(C=C, tol=1e-12, max_iter=100_000, solver=solver).fit(X, y)
+    # "auto" is L-BFGS for the l2 penalty
+    assert ours.solver_ == {"auto": "multinomial-lbfgs"}.get(solver, solver)
+    assert ours.coef_.shape == ref.coef_.shape
     f_ours = ce_objective(X, y, ours.coef_.T, ours.intercept_, C)
     f_ref = ce_objective(X, y, ref.coef_.T, ref.intercept_, C)
     assert f_ours <= f_ref * (1 + 1e-10)
@@ -187,13 +190,17 @@ def test_multinomial_l1_and_elastic_net_match_saga(rho):
     np.testing.assert_allclose(res.w.T, ref.coef_, atol=1e-3)
 
 
-@pytest.mark.parametrize("penalty", ["l2", "l1", "elastic_net"])
-def test_multinomial_gap_is_primal_minus_dual(penalty):
+@pytest.mark.parametrize("penalty, solver", [("l2", "multi-cd"), ("l1", "auto"),
+                                             ("elastic_net", "auto"),
+                                             ("l2", "multinomial-lbfgs")])
+def test_multinomial_gap_is_primal_minus_dual(penalty, solver):
     X, y = _sparse_classes(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         res = solve_multinomial(X, y, lam=0.02, penalty=penalty, l1_ratio=0.6, tol=0.0,
-                                max_epochs=25)
+                                max_epochs=25 if solver != "multinomial-lbfgs" else 4,
+                                solver=solver)
+    assert res.solver == ("multi-cd" if solver == "auto" else solver)
     P, D, gap = _collect(res.trace)
     assert np.all(gap >= 0) and gap[-1] < 1e-2 * gap[0]
     np.testing.assert_allclose(P - D, gap, rtol=1e-9, atol=1e-13)
@@ -218,11 +225,12 @@ def test_multinomial_dense_equals_sparse_and_orders():
         assert other.primal == pytest.approx(sparse.primal, rel=1e-11)
 
 
-def test_multinomial_weights_equal_repeated_rows_and_warm_start():
+@pytest.mark.parametrize("solver", ["multinomial-lbfgs", "multi-cd"])
+def test_multinomial_weights_equal_repeated_rows_and_warm_start(solver):
     X, y = _scaled(load_wine)
     sw = np.tile([1.0, 3.0], X.shape[0] // 2)
     rep = np.repeat(np.arange(X.shape[0]), sw.astype(int))
-    kw = dict(C=0.3, tol=1e-13, max_iter=100_000)
+    kw = dict(C=0.3, tol=1e-13, max_iter=100_000, solver=solver)
     weighted = LogisticRegression(**kw).fit(X, y, sample_weight=sw)
     repeated = LogisticRegression(**kw).fit(X[rep], y[rep])
     np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-7)
@@ -230,8 +238,57 @@ def test_multinomial_weights_equal_repeated_rows_and_warm_start():
     warm = LogisticRegression(warm_start=True, **kw)
     warm.coef_, warm.intercept_ = weighted.coef_.copy(), weighted.intercept_.copy()
     warm.fit(X, y, sample_weight=sw)
-    assert warm.n_iter_[0] <= 2 < weighted.n_iter_[0]
+    assert warm.n_iter_[0] <= min(2, weighted.n_iter_[0] - 1)
     np.testing.assert_allclose(warm.coef_, weighted.coef_, atol=1e-8)
+
+
+def test_multinomial_lbfgs_dense_equals_sparse_and_block_cd():
+    X, y = _sparse_classes(2)
+    kw = dict(lam=0.01, tol=1e-13, max_epochs=10_000)
+    sparse = solve_multinomial(X, y, solver="multinomial-lbfgs", **kw)
+    dense = solve_multinomial(X.toarray(), y, **kw)  # "auto": L-BFGS for l2
+    cd = solve_multinomial(X, y, solver="multi-cd", **kw)
+    assert dense.solver == sparse.solver == "multinomial-lbfgs"
+    assert sparse.converged and dense.converged and cd.converged
+    assert sparse.gap <= 1e-13 * np.log(4) and sparse.info["lbfgs_iterations"] > 0
+    for other in (dense, cd):  # one optimum: ‖W − W*‖² ≤ 2 gap / λ2 (5e-6 here)
+        np.testing.assert_allclose(other.w, sparse.w, atol=1e-5)
+        np.testing.assert_allclose(other.intercept, sparse.intercept, atol=1e-5)
+        assert other.primal == pytest.approx(sparse.primal, rel=1e-12)
+
+
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_multinomial_lbfgs_without_penalty_matches_block_cd(fit_intercept):
+    # overlapping classes in 3 features: the unpenalised optimum is finite
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3)
+    y = np.argmax(X @ rng.randn(3, 3) + 2.0 * rng.randn(300, 3), axis=1)
+    kw = dict(lam=1.0, penalty="none", fit_intercept=fit_intercept, tol=1e-12,
+              max_epochs=100_000)
+    ours = solve_multinomial(X, y, **kw)
+    cd = solve_multinomial(X, y, solver="multi-cd", **kw)
+    assert ours.solver == "multinomial-lbfgs" and ours.dual is None
+    assert ours.gap <= 1e-12 * np.log(3)  # the largest gradient entry
+    assert ours.primal == pytest.approx(cd.primal, rel=1e-12)
+    # unpenalised, a feature's K weights are defined up to a common shift
+    np.testing.assert_allclose(ours.w - ours.w.mean(1, keepdims=True),
+                               cd.w - cd.w.mean(1, keepdims=True), atol=1e-9)
+    ref = sk.LogisticRegression(C=np.inf, fit_intercept=fit_intercept, tol=1e-12,
+                                max_iter=100_000).fit(X, y)
+    f_ref = ce_objective(X, y, ref.coef_.T, ref.intercept_, 1.0, 0.0) - 0.5 * np.sum(
+        ref.coef_ ** 2)
+    assert ours.primal * 300 <= f_ref * (1 + 1e-10)
+
+
+def test_multinomial_lbfgs_errors():
+    X, y = _scaled(load_iris)
+    with pytest.raises(ValueError, match="solver='multinomial-lbfgs' needs"):
+        solve_multinomial(X, y, lam=0.1, penalty="l1", solver="multinomial-lbfgs")
+    with pytest.raises(ValueError, match="solver='newton'"):
+        solve_multinomial(X, y, lam=0.1, solver="newton")
+    with pytest.raises(ValueError, match="solver='lbfgs'"):
+        LogisticRegression(solver="lbfgs").fit(X, y)
+    assert LogisticRegression(penalty="l1", C=0.5).fit(X, y).solver_ == "multi-cd"
 
 
 def test_multinomial_estimator_errors_and_ovr():

@@ -106,6 +106,23 @@ def multinomial_sums(Z, labels, sw, c):
     return loss, fy, negent
 
 
+@njit(cache=True)
+def multinomial_loss_gradient(Z, labels, sw, scale):
+    """``scale · Σ_i s_i φ(z_i, y_i)``; overwrites ``Z`` with its gradient
+    ``scale · s_i (softmax(z_i) − e_{y_i})`` (one pass: the L-BFGS objective)."""
+    loss = 0.0
+    for i in range(Z.shape[0]):
+        yi = labels[i]
+        zy = Z[i, yi]
+        lse = softmax_row(Z, Z, i)
+        s = scale * sw[i]
+        loss += s * (lse - zy)
+        for k in range(Z.shape[1]):
+            Z[i, k] *= s
+        Z[i, yi] -= s
+    return loss
+
+
 def multinomial_dual_point(Z, labels, sw):
     """``(α, P)``: ``α_i = −s_i (softmax(z_i) − e_{y_i})`` and the probabilities."""
     P = np.empty_like(Z)

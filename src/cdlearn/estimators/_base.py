@@ -35,6 +35,15 @@ MIN_GAP_TOL = 1e-15
 DTYPES = (np.float64, np.float32)
 
 
+def gap_tol(tol) -> float:
+    """The relative duality gap an estimator's ``tol`` asks for (before its coefficient test).
+
+    The multinomial model stops on this gap alone: its coefficient test
+    (:mod:`cdlearn.solvers.stopping`) is written for one weight vector.
+    """
+    return max(GAP_TOL_RATIO * check_positive("tol", tol), MIN_GAP_TOL)
+
+
 def seed_from(random_state):
     """An int seed for :func:`cdlearn.solve` from a scikit-learn ``random_state``.
 
@@ -88,7 +97,7 @@ class CDEstimatorBase(BaseEstimator):
     def _solve_options(self) -> dict:
         tol = check_positive("tol", self.tol)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
-                    tol=max(GAP_TOL_RATIO * tol, MIN_GAP_TOL), coef_tol=tol,
+                    tol=gap_tol(tol), coef_tol=tol,
                     max_epochs=check_int("max_iter", self.max_iter),
                     seed=seed_from(self.random_state), verbose=bool(self.verbose))
 

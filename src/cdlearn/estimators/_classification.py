@@ -294,7 +294,9 @@ class LogisticRegression(_CDClassifier):
     ``C n``, ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights.
     With three or more classes the model is multinomial, as scikit-learn's:
     ``C Σ s_i CE(softmax(x_iᵀW + b), y_i) + r(W)`` with ``r`` on every entry of
-    ``W`` (:mod:`cdlearn.estimators._multinomial`; ``coef_`` (K, d),
+    ``W``, fit by L-BFGS (l2, none) or block CD over the rows of ``W`` (l1,
+    elastic net; ``solver`` "multinomial-lbfgs" / "multi-cd";
+    :mod:`cdlearn.estimators._multinomial`; ``coef_`` (K, d),
     ``n_iter_``/``dual_gap_`` of the one problem, the intercepts centred).
     One-vs-rest: ``sklearn.multiclass.OneVsRestClassifier(LogisticRegression(...))``
     (or ``cdlearn.solve`` with a multiclass ``y``).

@@ -6,8 +6,13 @@ by L-BFGS for the l2 penalty and none (``"multinomial-lbfgs"``), by block CD
 over the rows of the (n_features × K) weight matrix for l1 / elastic net
 (``"multi-cd"``); either can be requested by name, both stop on the same
 duality gap. Measured (``python -m benchmarks.multi_cd``, medians of 3, one
-thread, loaded machine), scaled digits, C = 1: MEASURE. One-vs-rest stays available as
-``sklearn.multiclass.OneVsRestClassifier(cdlearn.LogisticRegression(...))``,
+thread, loaded machine), scaled digits, C = 1, tol 1e-6: block CD 7.4 s
+against scikit-learn lbfgs' 0.19 s (39×, on df2c89d); L-BFGS 0.086 s against
+0.030 s (2.9×; 2.1× and 2.7× in two other runs), at a relative suboptimality
+of 3.4e-8 against scikit-learn's 8.4e-4. news20 (C = 1, by hand): 101 s against
+23.8 s (4.3×), objective 1.1 % below scikit-learn's. With L-BFGS an "epoch" (``n_iter_``, ``max_iter``) is
+a batch of L-BFGS iterations between two gap checks (20, 30, 45, ...). One-vs-rest stays
+available as ``sklearn.multiclass.OneVsRestClassifier(cdlearn.LogisticRegression(...))``,
 ``cdlearn.solve`` with a multiclass ``y``, and in :class:`LinearSVC`.
 """
 
@@ -19,7 +24,7 @@ from ..data import check_choice, check_sample_weight
 from ..multioutput import solve_multinomial
 from ..solvers import SOLVERS
 from ..solvers.multi_cd import MULTI_SOLVERS
-from ._base import seed_from
+from ._base import gap_tol, seed_from
 
 BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
 
@@ -55,7 +60,7 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     res = solve_multinomial(
         design, y, lam=1.0 if penalty == "none" else lam, penalty=penalty, l1_ratio=l1_ratio,
         fit_intercept=est.fit_intercept, sample_weight=sw, solver=solver, sampling=sampling,
-        tol=est.tol, max_epochs=est.max_iter, seed=seed_from(est.random_state), W0=W0, b0=b0,
+        tol=gap_tol(est.tol), max_epochs=est.max_iter, seed=seed_from(est.random_state), W0=W0, b0=b0,
         verbose=bool(est.verbose))
     est.classes_ = classes
     est.coef_ = np.ascontiguousarray(res.w.T)
