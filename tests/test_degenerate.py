@@ -113,7 +113,7 @@ def test_dual_cd_is_scale_invariant(loss, intercept):
         big = cdlearn.solve(X * 1e3, y, lam=0.1, **kw)
         small = cdlearn.solve(X, y, lam=1e-7, **kw)
     # equal up to rounding (the intercept's pair steps amplify it a little)
-    np.testing.assert_allclose(big.trace["gap"], small.trace["gap"], rtol=1e-4, atol=1e-12)
+    np.testing.assert_allclose(big.trace["gap"], small.trace["gap"], rtol=1e-3, atol=1e-12)
     np.testing.assert_allclose(big.w * 1e3, small.w, rtol=1e-4, atol=1e-9)
 
 

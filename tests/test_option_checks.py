@@ -132,7 +132,7 @@ def test_option_of_another_method_in_path_and_estimators(data):
         cdlearn.solve(X, y3, loss="logistic", lam=0.1, solver="newton-cd", sampling="uniform")
     for est, target in [(Ridge(solver="newton-cd", sampling="uniform"), yr),
                         (LogisticRegression(solver="newton-cd", sampling="uniform"), y),
-                        (LogisticRegression(solver="newton-cd", sampling="uniform"), y3),
+                        (LinearSVC(solver="newton-cd", sampling="uniform"), y3),
                         (LogisticRegressionCV(Cs=2, cv=2, solver="newton-cd",
                                               sampling="uniform"), y)]:
         with pytest.raises(ValueError, match=match):

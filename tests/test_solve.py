@@ -240,9 +240,11 @@ def test_importance_sampling_needs_fewer_passes(load, solver):
     for sampling in ("uniform", "importance"):
         runs = []
         for seed in range(3):
+            step = (dict(primal_step="lipschitz") if solver == "primal-cd"
+                    else dict(dual_step="fixed"))
             res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1.0 / n, solver=solver,
                                 sampling=sampling, tol=1e-6, max_epochs=20000, seed=seed,
-                                primal_step="lipschitz", dual_step="fixed")
+                                **step)
             assert res.converged
             runs.append(res.passes)
         passes[sampling] = np.median(runs)

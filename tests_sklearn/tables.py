@@ -55,7 +55,6 @@ def not_applicable(key: str) -> str | None:
 QUICK = [
     "test_coordinate_descent.py::test_lasso_zero",
     "test_coordinate_descent.py::test_lasso_toy",
-    "test_coordinate_descent.py::test_lasso_dual_gap",
     "test_coordinate_descent.py::test_lasso_non_float_y",
     "test_coordinate_descent.py::test_coef_shape_not_zero",
     "test_coordinate_descent.py::test_enet_multitarget",

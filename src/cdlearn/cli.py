@@ -603,7 +603,8 @@ def resolve_solver(problem, solver: str, sampling: str | None) -> tuple[str, str
 
 def cmd_fit(args) -> int:
     from . import __version__
-    from .api import make_problem, solve
+    from .api import make_problem
+    from .multiclass import solve
     from .solvers.base import initial_primal
 
     X, y, mapping, feature_ids = _fit_data(args, args.loss)
@@ -817,7 +818,7 @@ def run_variants(X, y, *, loss, penalty, lam, variants, l1_ratio=0.5, tol=1e-6,
     A variant the solver cannot serve (e.g. dual CD for an L1 penalty) is skipped
     with a warning; a ValueError is raised when none can run.
     """
-    from .api import solve
+    from .multiclass import solve
 
     results, reasons = {}, []
     for solver, sampling in variants:
@@ -849,7 +850,7 @@ def reference_primal(X, y, results, *, loss, penalty, lam, l1_ratio=0.5, tol=1e-
     continue the run with the smallest final gap, warm-started from its iterate,
     to a tolerance 10⁴ times smaller (floored at 1e-13), and take the minimum.
     """
-    from .api import solve
+    from .multiclass import solve
     from .report import reference_value
 
     extra = []
@@ -907,7 +908,7 @@ def cmd_faceoff(args) -> int:
     nnz = max(analysis.nnz, 1)
     rows = {}
     for solver, predicted in (("primal-cd", analysis.T_P), ("dual-cd", analysis.T_D)):
-        from .api import solve
+        from .multiclass import solve
 
         res = solve(X, y, loss=args.loss, penalty="l2", lam=analysis.lam, solver=solver,
                     sampling="importance", tol=args.tol, max_epochs=args.max_epochs,
@@ -1001,8 +1002,8 @@ def cmd_demo(args) -> int:
 def run_demo(out_dir="cdlearn-demo", *, quick=False, seed=0, echo=print) -> Path:
     """The offline tour behind ``cdlearn demo``; returns the report folder."""
     from . import __version__
-    from .api import solve
     from .faceoff import analyze
+    from .multiclass import solve
     from .report import (
         comparison_table,
         plot_comparison,

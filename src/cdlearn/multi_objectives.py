@@ -193,7 +193,7 @@ def penalty_value(W, l1, l2, group):
 def penalty_conjugate(U, l1, l2, group):
     """``(λg)*(U)``: Σ (‖U_j‖ − λ1)₊²/(2λ2) (rows or entries); an indicator for λ2 = 0."""
     if not group:
-        return float(_penalty_conjugate(U.ravel(), l1, l2))
+        return float(_penalty_conjugate(U.ravel(), l1, l2, False))
     excess = _row_norms(U) - l1
     if l2 > 0:
         return float(np.sum(np.maximum(excess, 0.0) ** 2) / (2.0 * l2))
@@ -203,7 +203,7 @@ def penalty_conjugate(U, l1, l2, group):
 def penalty_fenchel_young(W, U, l1, l2, group):
     """``λg(W) + (λg)*(U) − ⟨W, U⟩ ≥ 0`` summed without cancellation."""
     if not group:
-        return float(_penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2))
+        return float(_penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2, False))
     return float(_row_fenchel_young(W, U, l1, l2))
 
 

@@ -94,11 +94,15 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
 class CDEstimatorBase(BaseEstimator):
     """Parameters and helpers common to the cdlearn estimators (not public)."""
 
+    #: the epochs of ``max_iter=None`` where an estimator allows it (Ridge); None refuses it
+    _default_max_iter = None
+
     def _solve_options(self) -> dict:
         tol = check_positive("tol", self.tol)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
                     tol=gap_tol(tol), coef_tol=tol,
-                    max_epochs=check_int("max_iter", self.max_iter),
+                    max_epochs=check_int("max_iter", self._default_max_iter
+                                         if self.max_iter is None else self.max_iter),
                     seed=seed_from(self.random_state), verbose=bool(self.verbose))
 
     def _warm_list(self, n_problems: int, n_features: int):

@@ -84,7 +84,11 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
         check_intercept_scaling(self.intercept_scaling)
         self._multinomial = classes.size > 2 and self._multiclass == "multinomial"
         if self._multinomial:
-            return fit_multinomial(self, design, y, classes, sw)
+            fit_multinomial(self, design, y, classes, sw)
+            dtype = self._coef_dtype(X)
+            self.coef_ = self.coef_.astype(dtype, copy=False)
+            self.intercept_ = np.asarray(self.intercept_).astype(dtype, copy=False)
+            return self
         loss, penalty, lam, l1_ratio = self._objective(n)
         solver, dual = self._method(penalty, design.n_samples, design.n_features)
         self.classes_ = classes

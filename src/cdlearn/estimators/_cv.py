@@ -251,9 +251,10 @@ class LassoCV(_LinearModelCV):
                           "array.", FutureWarning, stacklevel=3)
             alphas = 100
         if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
-            n = alphas if n_alphas is None else n_alphas
+            name, n = ("alphas", alphas) if n_alphas is None else ("n_alphas", n_alphas)
             if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-                raise ValueError(f"the number of alphas must be an int >= 1, got {n!r}")
+                raise ValueError(f"{name} (the number of alphas) must be an int >= 1, "
+                                 f"got {n!r}")
             return int(n)
         return None
 

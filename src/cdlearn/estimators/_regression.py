@@ -262,6 +262,8 @@ class Ridge(_CDRegressor):
         ``positive=True`` in scikit-learn and is rejected likewise.
     """ + _COMMON_PARAMS
 
+    _default_max_iter = 1000  # max_iter=None: scikit-learn's "the solver's default"
+
     def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=1000, tol=1e-4,
                  solver="auto", random_state=None, warm_start=False, sampling=None,
                  batch_size=1, verbose=0):
@@ -288,8 +290,6 @@ class Ridge(_CDRegressor):
                              "another solver.")
         solver = check_solver(self.solver, RIDGE_SOLVERS)
         options = self._solve_options()
-        if self.max_iter is None:
-            options["max_epochs"] = 1000
         if self.solver in ("svd", "cholesky"):
             options["hessian"] = "gram"
         return solver, options

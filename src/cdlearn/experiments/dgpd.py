@@ -221,7 +221,7 @@ def run_method(design, y, method, pen, f_star, *, stop_rel, max_epochs, max_seco
 
 def reference_optimum(design, y, pen, tol) -> float:
     """P* from dual CD run to a duality gap ≤ tol·P(0) (an upper bound within that gap)."""
-    from ..api import solve
+    from ..multiclass import solve
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -512,8 +512,8 @@ def table2_rows(datasets, *, tol=1e-6, max_epochs=5000, n_jobs=None):
     at a gap ≤ 1e-9·P(0) gives the optimum's counts and the test accuracy, and
     the same objective with the 1/n-averaged loss is solved for comparison.
     """
-    from ..api import solve
     from ..data import as_design
+    from ..multiclass import solve
 
     rows = []
     for ds in datasets:
