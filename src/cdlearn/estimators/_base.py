@@ -33,6 +33,15 @@ GAP_TOL_RATIO = 1e-2
 #: target is unreachable and would run to max_iter (tol=1e-15 asks for this gap)
 MIN_GAP_TOL = 1e-15
 DTYPES = (np.float64, np.float32)
+#: the ``tol`` entry of the estimators' docstrings (the rule of :meth:`_solve_options`)
+TOL_DOC = """    tol : float, default=1e-4
+        Relative accuracy of ``coef_``: stop when the duality gap is ≤
+        ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
+        ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
+        ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
+        support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
+        first warns (``ConvergenceWarning``).
+"""
 
 
 def gap_tol(tol) -> float:

@@ -21,6 +21,7 @@ from ..data import as_design, check_choice, check_positive, check_sample_weight
 from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
+    TOL_DOC,
     CDEstimatorBase,
     check_bool,
     check_intercept_scaling,
@@ -139,14 +140,7 @@ _COMMON_PARAMS = """
         Multiplies the sample weights ``s_i`` by the weight of each sample's
         class ("balanced": ``n / (K · weighted class count)``, counts weighted by
         ``sample_weight`` as scikit-learn's).
-    tol : float, default=1e-4
-        Relative accuracy of ``coef_``: stop when the duality gap is ≤
-        ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
-        ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
-        ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
-        support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
-        first warns (``ConvergenceWarning``).
-    max_iter : int, default=1000
+""" + TOL_DOC + """    max_iter : int, default=1000
         Maximum number of epochs per binary problem.
     warm_start : bool, default=False
         Start from the previous ``coef_``/``intercept_`` (and dual variables).

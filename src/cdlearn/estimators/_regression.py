@@ -17,6 +17,7 @@ from ._base import (
     DTYPES,
     PRECOMPUTE_DOC,
     SELECTION_DOC,
+    TOL_DOC,
     CDEstimatorBase,
     check_bool,
     check_copy_X,
@@ -93,14 +94,7 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
 _COMMON_PARAMS = """
     fit_intercept : bool, default=True
         Fit an unpenalised intercept (solved exactly, never a penalised column).
-    tol : float, default=1e-4
-        Relative accuracy of ``coef_``: stop when the duality gap is ≤
-        ``tol/100 · P(0)`` (cdlearn's objective) and also small enough that
-        ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
-        ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
-        support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
-        first warns (``ConvergenceWarning``).
-    max_iter : int, default=1000
+""" + TOL_DOC + """    max_iter : int, default=1000
         Maximum number of epochs (``max_epochs`` of :func:`cdlearn.solve`).
     warm_start : bool, default=False
         Start from the previous ``coef_``/``intercept_`` (and dual variables).
