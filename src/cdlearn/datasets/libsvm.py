@@ -501,6 +501,7 @@ class _Lines:
         self.n_bytes = 0
 
     def read(self, n=-1):  # scikit-learn checks for a ``read`` attribute
+        # never called: the parser reads lines through __iter__, not read()
         raise NotImplementedError  # pragma: no cover
 
     def chunks(self):

@@ -85,6 +85,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
     joblib workers, each fold one warm-started :func:`cdlearn.paths.path`, refit."""
 
     def _l1_ratios(self) -> np.ndarray:
+        """The l1_ratio grid (each subclass gives its own: LassoCV [1], ElasticNetCV its list)."""
         raise NotImplementedError
 
     def _n_alphas(self):
@@ -94,6 +95,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         return None
 
     def _refit_estimator(self, alpha, l1_ratio):
+        """The unfitted estimator of the best (α, l1_ratio) (Lasso or ElasticNet: subclasses)."""
         raise NotImplementedError
 
     def _grids(self, X, y, sw, ratios, positive):
