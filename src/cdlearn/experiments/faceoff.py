@@ -895,6 +895,86 @@ def _fig3_grid(full: bool):
     return [(n, rho) for n in ns for rho in densities]
 
 
+def _fig3_alpha(d: int, n: int, rho: float) -> int:
+    """``α`` of one Figure 3 panel: ``density·d·n`` rounded, kept in ``[max(d, n), dn]``."""
+    return int(min(d * n, max(n, d, round(rho * d * n))))
+
+
+#: largest n for which the dual's curvature at the optimum is an exact n x n eigenvalue
+EXACT_DUAL_CURVATURE_MAX_N = 2000
+
+
+def _curvature_at_optimum(X, y, w, lam: float) -> tuple[float, float]:
+    """Strong convexity at the optimum relative to what eqs. (8)-(9) assume (logistic loss).
+
+    Theorem 1's bounds use only ``λ`` as the primal's strong convexity and only
+    ``1/β`` (the conjugate loss's) as the dual's. At the optimum ``w`` the primal
+    Hessian is ``Xᵀ diag(h) X / n + λI`` with ``h_j = φ''(y_j x_jᵀw)``, and the dual
+    Hessian (times ``n``) is ``diag(1/h) + X Xᵀ/(λn)`` (``φ*'' = 1/φ''`` at the
+    matching dual point). Returns ``(μ_P/λ, β·μ_D)``, both >= 1; 1 means the bound's
+    constant is the true local one. For ``n > EXACT_DUAL_CURVATURE_MAX_N`` (and
+    ``n > d``) the dual value is the Courant-Fischer upper bound ``β·h⁻¹_(d+1)``
+    (the (d+1)-th smallest ``1/h``; ``X Xᵀ`` has rank <= d), exact when ``h`` is constant.
+    """
+    from scipy.special import expit
+
+    X = sp.csr_matrix(X)
+    n, d = X.shape
+    margins = y * (X @ w)
+    h = expit(margins) * expit(-margins)
+    A = X.toarray()
+    mu_p = float(np.linalg.eigvalsh(A.T @ (h[:, None] * A) / n)[0]) + lam
+    if n <= EXACT_DUAL_CURVATURE_MAX_N or n <= d:
+        mu_d = float(np.linalg.eigvalsh(np.diag(1.0 / h) + A @ A.T / (lam * n))[0])
+    else:
+        mu_d = float(np.partition(1.0 / h, d)[d])
+    return mu_p / lam, smoothness(LOSS) * mu_d
+
+
+def _safe_div(a: float, b: float) -> float:
+    return a / b if b else math.nan
+
+
+def _fig3_verdict(pred_ratio: float, reached: dict, bound: dict, run: dict):
+    """Falsifiable verdict of one Figure 3 panel: Theorem 1's bounds, then the winners.
+
+    ``reached``, ``bound``, ``run``: per method, passes to ``(P − P*)/P* <= 1e-6``
+    (NaN: never), passes Theorem 1 allows it (:func:`_bound_passes`) and passes
+    run. Eq. (15) ranks two *upper bounds* (Theorem 1 gives iteration counts that
+    suffice, not ones that are needed), so a measured winner other than the
+    predicted one contradicts nothing as long as each method stays within its
+    own bound. Returns ``(phrase, status)``:
+
+    * ``"violated"`` -- a method needed more passes than its bound (or ran past its
+      bound without reaching 1e-6): the theory, or our implementation of the
+      method or of the bound, is wrong. This is what counts as disagreement.
+    * ``"agree"`` -- both bounds hold and the measured winner (ties within 10%) is
+      the predicted one.
+    * ``"slack"`` -- both bounds hold, the winners differ: one bound is looser.
+    * ``None`` -- undecided: a method stopped short of 1e-6 before its bound.
+    """
+    over, undecided = [], False
+    for m in METHODS:
+        if math.isfinite(reached[m]):
+            if reached[m] > bound[m]:
+                over.append(f"{m} {reached[m]:.3g} > {bound[m]:.3g}")
+        elif run[m] >= bound[m]:
+            over.append(f"{m} not at 1e-6 after {run[m]:.3g} >= {bound[m]:.3g}")
+        else:
+            undecided = True
+    if over:
+        return "**violated**: " + "; ".join(over) + " passes (Theorem 1)", "violated"
+    if undecided:
+        return "undecided (stopped before 1e-6 and before the bound)", None
+    phrase, agrees = _verdict(pred_ratio, reached["primal-cd"], reached["dual-cd"])
+    if agrees:
+        return phrase, "agree"
+    slack_p = _safe_div(reached["primal-cd"], bound["primal-cd"])
+    slack_d = _safe_div(reached["dual-cd"], bound["dual-cd"])
+    return (f"slack: bounds hold, {phrase.removeprefix('disagree ')}; measured/bound "
+            f"{slack_p:.2g} primal, {slack_d:.2g} dual"), "slack"
+
+
 @register("faceoff-fig3")
 def run_fig3(out_dir: Path, full: bool) -> Path:
     """Figure 3 of the face-off paper: binary worst cases for dual RCD, ``d = 100`` (§7.2).
@@ -902,12 +982,25 @@ def run_fig3(out_dir: Path, full: bool) -> Path:
     For each ``n`` in {100, 1,000, 10,000} and nonzero density in {~1%, ~10%, 100%}
     (``α = max(n, d, ⌊density·d·n⌉)``), the matrix with entries in ``{a, −a, 0}``
     maximising ``C_D`` (Lemma 9 (21)) while minimising ``C_P`` -- the worst case for
-    dual RCD, ``C_P/C_D = 1/R(α, n, d)`` (Theorem 4) -- is built by
-    :func:`cdlearn.datasets.faceoff_matrices.make_binary_worst_case` (random signs,
-    seed 0) with random ±1 labels (seed 0); error ``(P − P*)/P*`` against passes,
-    primal vs dual. ``full`` runs the 3 x 3 grid of the paper; otherwise ``n = 10,000``
-    is left out and the pass budgets are smaller. Writes ``fig3_<n>_<density>.csv``,
-    ``fig3_summary.csv``, ``fig3.png`` and ``note.md``.
+    dual RCD, ``C_P/C_D = 1/R(α, n, d)`` (Theorem 4), checked exactly here -- is
+    built by :func:`cdlearn.datasets.faceoff_matrices.make_binary_worst_case`
+    (random signs, seed 0) with random ±1 labels (seed 0); error ``(P − P*)/P*``
+    against passes, primal vs dual. ``full`` runs the 3 x 3 grid of the paper;
+    otherwise ``n = 10,000`` is left out and the pass budgets are smaller. Writes
+    ``fig3_<n>_<density>.csv``, ``fig3_summary.csv``, ``fig3.png`` and ``note.md``.
+
+    Finding (issue 20, "disagrees with eq. (15) in 5 of 9 panels"): the matrices
+    attain Theorem 4's bound exactly, eq. (15) is computed as printed with the β
+    (1/4) and the steps the runs use, and the runs are §7's (NSync with ``1/L_j``
+    steps, Quartz with the fixed step, importance sampling (14), λ = 1/n). What
+    was wrong is the verdict: it read ``T_P/T_D``, a ratio of two *upper bounds*,
+    as a prediction of the measured winner. Every method stays well inside its
+    Theorem 1 bound; the primal's bound is the looser one when ``n > d`` because
+    it counts only λ as strong convexity while ``Xᵀ diag(φ'') X/n`` adds to it
+    (``μ_P/λ`` about 2 at n = 1,000 and 4-36 at n = 10,000), whereas ``X Xᵀ`` has
+    rank ``<= d < n`` and adds nothing to the dual's ``1/β``. The verdict
+    (:func:`_fig3_verdict`) now counts as disagreement a method needing more
+    passes than its own bound.
     """
     out_dir = Path(out_dir)
     t_start = time.perf_counter()
@@ -921,9 +1014,12 @@ def run_fig3(out_dir: Path, full: bool) -> Path:
     summary_rows, md_rows, verdicts = [], [], []
     for n, rho in grid:
         ax = axes[ns.index(n)][densities.index(rho)]
-        alpha = int(min(d * n, max(n, d, round(rho * d * n))))
+        alpha = _fig3_alpha(d, n, rho)
         X = make_binary_worst_case(d, n, alpha, value=1.0, seed=SEED)
         bound = R(alpha, n, d)  # C_P/C_D = 1/R(α, n, d) for this matrix
+        c_p, c_d = complexity_constants(X)  # binary: integers, exact in float64
+        if Fraction(round(c_p), round(c_d)) != 1 / bound:
+            raise AssertionError(f"n={n}, α={alpha}: C_P/C_D = {c_p}/{c_d} != 1/R = {1 / bound}")
         budget = 200 if full else 100
         panel = Panel(f"{n}_{rho:g}", f"n = {n:,}, nnz = {alpha / (d * n):.0%} (α = {alpha:,})",
                       X, _labels(n), {"primal-cd": budget, "dual-cd": budget}, checks=300)
@@ -938,21 +1034,27 @@ def run_fig3(out_dir: Path, full: bool) -> Path:
         rp, rd = st["reach"]["primal-cd"], st["reach"]["dual-cd"]
         ratio = _measured_ratio(rp[2], rd[2])
         bp, bd = _bound_passes(a, runs, p_star)
-        phrase, agrees = _verdict(pred["ratio"], rp[2], rd[2])
-        verdicts.append((n, rho, alpha, pred["ratio"], ratio, agrees, rp[2] / bp if bp else
-                         math.nan, rd[2] / bd if bd else math.nan))
+        reached = {m: st["reach"][m][2] for m in METHODS}
+        bounds = {"primal-cd": bp, "dual-cd": bd}
+        ran = {m: float(r.result.passes) for m, r in runs.items()}
+        phrase, status = _fig3_verdict(pred["ratio"], reached, bounds, ran)
+        mu_p, mu_d = _curvature_at_optimum(Xn, panel.y, runs["primal-cd"].result.w, 1.0 / n)
+        local = pred["ratio"] * mu_d / mu_p  # eq. (15) with the local constants
+        verdicts.append(dict(n=n, rho=rho, pred=pred["ratio"], pred1=pred["ratio_beta1"],
+                             measured=ratio, status=status, slack_p=_safe_div(rp[2], bp),
+                             slack_d=_safe_div(rd[2], bd), mu_p=mu_p, mu_d=mu_d, local=local))
         for m, r in runs.items():
             summary_rows.append((n, rho, alpha, m, a.C_P, a.C_D, 1.0 / float(bound),
                                  pred["ratio"], pred["ratio_beta1"], p_star, st["initial"],
-                                 float(r.result.passes), float(r.result.seconds),
-                                 st["best"][m], bp if m == "primal-cd" else bd,
-                                 *st["reach"][m]))
+                                 ran[m], float(r.result.seconds), st["best"][m], bounds[m],
+                                 status or "undecided", mu_p, mu_d, local, *st["reach"][m]))
         md_rows.append((f"{n:,}", f"{alpha / (d * n):.0%}", f"{alpha:,}",
                         _fmt(1.0 / float(bound), ".3g"), _fmt(pred["ratio"]),
                         _fmt(pred["ratio_beta1"]),
                         f"{_fmt(rp[2], '.3g')} / {_fmt(rd[2], '.3g')}",
                         f"{_fmt(bp, '.3g')} / {_fmt(bd, '.3g')}",
-                        _fmt(ratio), phrase, f"{secs:.1f}"))
+                        _fmt(ratio), f"{mu_p:.3g} / {mu_d:.3g}", _fmt(local), phrase,
+                        f"{secs:.1f}"))
     for row in axes:
         for ax in row:
             if not ax.has_data():
@@ -965,72 +1067,105 @@ def run_fig3(out_dir: Path, full: bool) -> Path:
                ("n", "density", "alpha", "method", "C_P", "C_D", "C_P_over_C_D_theory",
                 "pred_TP_TD", "pred_TP_TD_beta1", "P_star", "initial_rel_subopt",
                 "passes_run", "seconds_run", "best_rel_subopt", "bound_passes_to_1e-06",
+                "verdict", "muP_over_lam", "beta_muD", "pred_TP_TD_local",
                 *[f"passes_to_{th:.0e}" for th in thresholds]), summary_rows)
+    report.write_markdown(
+        out_dir / "note.md", "Face-off Figure 3 — worst-case binary matrices for dual RCD, d = 100",
+        _fig3_sections(full, d, md_rows, verdicts, time.perf_counter() - t_start))
+    return out_dir
 
-    agree = sum(1 for v in verdicts if v[5] is True)
-    decided = sum(1 for v in verdicts if v[5] is not None)
-    dual_region = [(n, rho) for n, rho, _, pr, *_ in verdicts if _label(pr) == "dual"]
-    disagree = [v for v in verdicts if v[5] is False]
-    speedup = {n: [] for n in ns}
-    for n, _, _, _, _, _, fp, fd in verdicts:
-        speedup[n].append((fp, fd))
-    sections = [
+
+def _fig3_sections(full, d, md_rows, verdicts, seconds):
+    count = {s: sum(1 for v in verdicts if v["status"] == s)
+             for s in ("agree", "slack", "violated", None)}
+    beta_changes = [v for v in verdicts if _label(v["pred"]) != _label(v["pred1"])]
+    slack = [v for v in verdicts if v["status"] == "slack"]
+    local_ok = sum(1 for v in slack if _label(v["local"]) == _label(v["measured"]))
+    tall = [v for v in verdicts if v["n"] > d]
+    square = [v for v in verdicts if v["n"] == d and v["pred"] == 1.0]
+    news = {b: _paper_ratio("news20", b) for b in (1.0, 0.25)}
+    panel = "n={n:,}/{rho:.0%}".format
+    return [
         ("What ran", (
             ("Full (the paper's 3 x 3 grid)" if full
              else "Reduced (not full): n = 10,000 left out")
-            + f", {time.perf_counter() - t_start:.0f} s in total. d = 100 features; for each n and "
+            + f", {seconds:.0f} s in total. d = {d} features; for each n and "
             "density the worst-case matrix for dual RCD of Theorem 4 / Lemma 9 "
             "(`make_binary_worst_case`: ⌊(α−n)/(d−1)⌋ full samples, one partial, the rest with "
             "a single nonzero, features filled evenly, random signs), random ±1 labels, both "
-            "seed 0. Logistic loss, λ = 1/n, X divided by the mean sample norm (§7); NSync vs "
-            "Quartz with importance sampling; error (P − P*)/P* against passes (symlog). "
-            "With d = 100, 1% density is exactly α = max(n, d), the sparsest matrix without "
-            "empty rows or columns (for n > d: one nonzero per sample)."
+            "seed 0; its C_P/C_D equals 1/R(α, n, d) exactly (checked as fractions in every "
+            "panel). Logistic loss, λ = 1/n, X divided by the mean sample norm (§7); NSync "
+            "(1/L_j steps) vs Quartz (fixed step θ/q_j) with importance sampling (14), both "
+            "with the logistic β = 1/4; error (P − P*)/P* against passes (symlog). With d = 100, "
+            "1% density is exactly α = max(n, d), the sparsest matrix without empty rows or "
+            "columns (for n > d: one nonzero per sample)."
         )),
         ("Results (passes primal / dual)", (
             _md_table(("n", "density", "α", "C_P/C_D = 1/R(α,n,d)", "pred. T_P/T_D (β=¼)",
                        "pred. (β=1)", "passes to 1e-6", "bound's passes to 1e-6",
-                       "measured ratio", "winner (10% = tie)", "seconds"), md_rows)
+                       "measured ratio", "μ_P/λ / βμ_D", "local pred.", "verdict",
+                       "seconds"), md_rows)
             + "\n\n\"bound's passes\" = (T/nnz)·ln(C/(1e-6·P*)), the number of passes "
             "Theorem 1 allows (eqs. 8-9 with importance sampling, so T = K·W of eq. 15), with "
-            "its constants C_P = P(0) − P* and C_D = P(0) − D(0), the initial gap."
+            "its constants C_P = P(0) − P* and C_D = P(0) − D(0), the initial gap. "
+            "μ_P/λ and βμ_D: strong convexity at the optimum of the primal (λ_min of "
+            "Xᵀdiag(φ'')X/n + λI) and of the dual (λ_min of diag(1/φ'') + XXᵀ/(λn)), relative "
+            "to the λ and 1/β that the bounds (8)-(9) use"
+            + (f" (for n > {EXACT_DUAL_CURVATURE_MAX_N:,} the dual's is the Courant–Fischer "
+               "upper bound, XXᵀ having rank ≤ d)" if full else "")
+            + "; \"local pred.\" = T_P/T_D · βμ_D/(μ_P/λ), eq. (15) with those constants."
         )),
-        ("Comparison with the paper", "\n".join([
-            "The paper shows Figure 3 without numbers; its message (§6.2, Theorem 5) is that "
-            "even on the matrices that are worst for dual RCD, the dual wins once n ≫ d and the "
-            "data are dense enough (α ≥ d² + 3d), while primal wins on sparse or square ones.",
+        ("Verdict", "\n".join([
+            "Eq. (15) is the ratio of two upper bounds: Theorem 1 says how many iterations "
+            "suffice, not how many are needed, so the measured winner may differ from the "
+            "predicted one without contradicting the paper. What the theory does claim about "
+            "these runs, and what would falsify it, is that each method reaches the accuracy "
+            "within its own bound: a panel is **violated** if a method needs more passes than "
+            "its bound's passes (or runs past them without reaching 1e-6). Otherwise it is "
+            "**agree** (measured winner = predicted, ties within 10%) or **slack** (winners "
+            "differ, both bounds hold).",
             "",
-            f"- Predicted and measured winners (passes to 1e-6; within 10% = tie) agree in "
-            f"{agree} of {decided} panels.",
-            f"- The face-off predicts dual in: "
-            f"{', '.join(f'n={n:,}/{r:.0%}' for n, r in dual_region) or 'none'} "
-            f"(Theorem 5: n ≥ d and α ≥ d² + 3d = {d * d + 3 * d:,} ⇒ C_D ≤ C_P even in the "
-            "dual's worst case; the n ≥ d, 1% panels are predicted dual too).",
-            "- For n = d = 100 the 1% matrix is a signed permutation and the 100% one is dense: "
-            "C_P = C_D, a predicted tie.",
-            *([f"- **Disagreements** ({len(disagree)}): "
-               + "; ".join(f"n={v[0]:,}/{v[1]:.0%} (predicted {v[3]:.3g}, measured {v[4]:.3g})"
-                           for v in disagree)
-               + ". Measured passes divided by the bound's passes, primal / dual, per n: "
-               + "; ".join(f"n={n:,}: " + ", ".join(f"{fp:.2g}/{fd:.2g}" for fp, fd in v)
-                           for n, v in speedup.items())
-               + ". Where they disagree, primal RCD beats its own bound by a much larger "
-               "factor than dual RCD does. The bounds (8)-(9) use only the diagonal of XᵀX "
-               "(resp. XXᵀ) through the ESO and only λ as strong convexity. With n ≫ d and "
-               "random signs the columns are nearly orthogonal, so the primal problem is close "
-               "to separable and NSync needs a few passes whatever λ is, whereas the n x n Gram "
-               "matrix XXᵀ of the dual has rank ≤ d and strongly coupled rows, which is the "
-               "situation the dual bound describes. The face-off ratio T_P/T_D therefore "
-               "overstates the dual's advantage on these matrices; the direction of the "
-               "paper's Theorem 5 holds for the bounds, not for the measured passes."]
-              if disagree else
-              ["- No disagreement between the predicted and the measured winner."]),
+            f"- agree: {count['agree']}, slack: {count['slack']}, violated: "
+            f"{count['violated']}, undecided: {count[None]} (of {len(verdicts)} panels).",
+            "- Measured passes / bound's passes, primal and dual: "
+            + "; ".join(f"{panel(**v)} {v['slack_p']:.2g}/{v['slack_d']:.2g}"
+                        for v in verdicts) + ".",
+            "- β: the runs, the bounds and the verdict use the logistic loss's β = 1/4. "
+            "The paper's Table 1 is consistent with β = 1 (news: (nnz + βC_P)/(nnz + βC_D) "
+            f"= {news[1.0]:.2g} with β = 1, printed 2.0; {news[0.25]:.2g} with β = 1/4); "
+            "with β = 1 the predicted winner changes in "
+            + (", ".join(panel(**v) for v in beta_changes) if beta_changes else "no panel")
+            + ".",
+            *(["- Why the slack panels differ: the bound (8) counts only λ as the primal's "
+               "strong convexity, but at the optimum Xᵀdiag(φ'')X/n adds to it (μ_P/λ = "
+               + ", ".join(f"{v['mu_p']:.3g} at {panel(**v)}" for v in slack)
+               + "), while XXᵀ (n x n, rank ≤ d) adds nothing to the dual's 1/β in its "
+               "null space (βμ_D = " + ", ".join(f"{v['mu_d']:.3g}" for v in slack)
+               + "). With these local constants eq. (15) names the measured winner in "
+               f"{local_ok} of {len(slack)} of these panels; what remains is slack of the "
+               "bounds that these two constants do not capture (Theorem 1 is a worst case "
+               "over all data with the same ESO parameters u, v)."]
+              if slack else []),
+        ])),
+        ("Comparison with the paper", "\n".join([
+            "Our copies of the paper carry Figure 3's caption and layout (rows n = 100, "
+            "1,000, 10,000; columns nnz ~1%, ~10%, 100%) but not its images, and §7.2 states "
+            "no per-panel result. Its theory for these matrices (Theorem 4, Lemma 10, "
+            "Theorem 5): C_P/C_D = 1/R(α, n, d), which is ≥ 1 (dual predicted faster) once "
+            f"n ≥ d and α ≥ d² + 3d = {d * d + 3 * d:,}; its conclusion (§8) is that \"primal "
+            "RCD can outperform dual RCD even if n ≫ d\".",
+            "",
+            "- n > d: measured winners "
+            + ", ".join(f"{panel(**v)} {_label(v['measured'])} ({_fmt(v['measured'])}, "
+                        f"predicted {_fmt(v['pred'])})" for v in tall)
+            + ". Where the measurement favours the primal more than eq. (15) does, that is "
+            "the direction of §8's claim; eq. (15) holds in the sense it is proved, as bounds "
+            "on each method's passes.",
+            "- n = d = 100: the 1% matrix is a signed permutation and the 100% one is dense, "
+            "C_P = C_D, a predicted tie; measured ratios "
+            + ", ".join(f"{v['rho']:.0%}: {_fmt(v['measured'])}" for v in square) + ".",
         ])),
     ]
-    report.write_markdown(out_dir / "note.md",
-                          "Face-off Figure 3 — worst-case binary matrices for dual RCD, d = 100",
-                          sections)
-    return out_dir
 
 
 # =========================================================================== Table 1
