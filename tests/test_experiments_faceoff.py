@@ -433,6 +433,13 @@ def test_fig3_full(tmp_path):
     out = run_experiment("faceoff-fig3", tmp_path, full=True)
     s = summary_by_panel(out, "fig3_summary.csv")
     assert {n for n, _, _ in s} == {"100", "1000", "10000"}
+    # every run within its Theorem 1 bound; eq. (15)'s winner missed only where bounds differ
+    for key, r in s.items():
+        assert r["verdict"] in ("agree", "slack"), key
+        assert num(r["passes_to_1e-06"]) <= num(r["bound_passes_to_1e-06"]), key
+    p, q = s[("10000", "0.1", "primal-cd")], s[("10000", "0.1", "dual-cd")]
+    assert num(p["pred_TP_TD"]) > 9 and num(p["passes_to_1e-06"]) < num(q["passes_to_1e-06"])
+    assert num(p["muP_over_lam"]) > 10
 
 
 @pytest.mark.slow
