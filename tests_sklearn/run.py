@@ -23,6 +23,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SUITES = ("linear_model", "svm")
+#: seconds one scikit-learn test may run before it counts as failed (pytest-timeout)
+TEST_TIMEOUT = 300
 
 def test_files(names=None) -> list[Path]:
     """Installed scikit-learn test files that mention a substituted name."""
@@ -46,7 +48,9 @@ def run_pytest(targets: list[str], outcomes: Path, extra=()) -> int:
     args = [*targets, "-p", "tests_sklearn.plugin", "-c", str(HERE / "pytest.ini"),
             "--rootdir", str(HERE), "-p", "no:cacheprovider", "-q", "--no-header",
             "-o", "console_output_style=classic", "--continue-on-collection-errors",
-            "-W", "ignore::pytest.PytestRemovedIn10Warning", "--sklearn-outcomes", str(outcomes), *extra]
+            "-W", "ignore::pytest.PytestRemovedIn10Warning", "--sklearn-outcomes", str(outcomes),
+            # a test that runs for minutes is a defect to see in the report, not a stuck run
+            f"--timeout={TEST_TIMEOUT}", *extra]
     return pytest.main(args)
 
 
