@@ -136,6 +136,7 @@ def _drive(X, y, penalty, lam, solver, opts, max_epochs, f_ref, fine_epochs=20, 
 
     problem = make_problem(X, y, loss="squared", penalty=penalty, lam=lam)
     state = GreedyCDState(problem, method=solver, seed=0, **opts)
+    state.max_entries = np.iinfo(np.int64).max  # the chunks below are counted in updates
     d, nnz = X.shape[1], max(X.nnz, 1)
     primal = state.certificate()[0]
     rows = [(0.0, 0.0, primal, state.active())]
@@ -144,7 +145,7 @@ def _drive(X, y, penalty, lam, solver, opts, max_epochs, f_ref, fine_epochs=20, 
         chunk = max(1, d // per_epoch) if updates < fine_epochs * d else d
         state.updates_per_epoch = chunk
         entries, _ = state.run_epoch()
-        updates += chunk
+        updates += state.last_steps
         passes += entries / nnz
         primal = state.certificate()[0]
         rows.append((updates / d, passes, primal, state.active()))

@@ -66,7 +66,8 @@ from cdlearn.losses import SQUARED, loss_derivative
 from cdlearn.penalties import coordinate_prox_step, coordinate_violation
 from cdlearn.sampling import next_double, next_index
 
-from .primal_cd import _column_gradient, _newton_step
+from .primal_cd import _column_gradient, _newton_step, _squared_gradient
+from .views import slice_axpy
 
 # selection scores
 GS_S, GS_R, GS_Q = 0, 1, 2
@@ -285,14 +286,23 @@ def _apply(data, indices, indptr, i, delta, z):
 
 @njit(cache=True)
 def _coordinate_step(data, indices, indptr, i, z, zold, w, y, sw, loss_code, inv_n, li, lstep,
-                     l1, l2, step, dphi):
+                     l1, l2, step, dphi, need_dphi, unit):
     """The method M of Algorithm 1 on coordinate i: ``(γ, exact new ∇_i f, entries)``.
 
     ``lstep`` is the prox step's constant (``L_i``, or ``max_j L_j`` for the fixed
-    step); ``dphi`` receives the loss-derivative change on the column's support.
+    step); ``unit``: every sample weight is 1 (skipped); with ``need_dphi``, ``dphi`` receives the loss-derivative change on the
+    column's support. Without it the squared loss skips that traversal: its new
+    gradient is ``∇_i f + γ L_i`` (β = 1), two column reads per step as primal CD.
     """
-    _save_margins(indices, indptr, i, z, zold)
     wi = w[i]
+    if loss_code == SQUARED and not need_dphi:
+        gi = _squared_gradient(data, indices, indptr, i, z, y, sw, unit) * inv_n
+        dl = coordinate_prox_step(wi, gi, lstep, l1, l2) - wi
+        if dl != 0.0:
+            w[i] = wi + dl
+            slice_axpy(data, indices, indptr, i, dl, z)
+        return dl, gi + dl * li, indptr[i + 1] - indptr[i]
+    _save_margins(indices, indptr, i, z, zold)
     entries = 0
     if step == STEP_LINE_SEARCH and loss_code != SQUARED:
         for _ls in range(MAX_LINE_SEARCH):
@@ -371,7 +381,7 @@ def greedy_cd_epoch(
         start, end = indptr[i], indptr[i + 1]
         delta, gnew, visited = _coordinate_step(
             data, indices, indptr, i, z, zold, w, y, sw, loss_code, inv_n, li,
-            lmax if step == STEP_FIXED else li, l1, l2, step, dphi)
+            lmax if step == STEP_FIXED else li, l1, l2, step, dphi, True, False)
         entries += visited
         if delta == 0.0:  # the prox step did not move: coordinate i is optimal
             g_est[i] = gnew
@@ -464,11 +474,14 @@ def _tree_set(tree, j, v):
 
 
 @njit(cache=True)
-def _tree_build(tree, vals):
+def _tree_build(tree, vals, members, k):
+    """Max-tree over ``vals`` with the ``k`` members masked (-1)."""
     size = tree.shape[0] // 2
     d = vals.shape[0]
     for j in range(size):
         tree[size + j] = vals[j] if j < d else -1.0
+    for m in range(k):
+        tree[size + members[m]] = -1.0
     for p in range(size - 1, 0, -1):
         tree[p] = max(tree[2 * p], tree[2 * p + 1])
 
@@ -511,6 +524,20 @@ def select_safe(tree, upper, lower, members, k_old):
 
 
 @njit(cache=True)
+def _grow_safe(tree, lower, members, k, total):
+    """Add the largest outside coordinates to the set until it is safe again."""
+    top = tree[1]
+    while top > 0.0 and not top * k < total:
+        j = _tree_argmax(tree)
+        _tree_set(tree, j, -1.0)
+        members[k] = j
+        k += 1
+        total += lower[j]
+        top = tree[1]
+    return k, total
+
+
+@njit(cache=True)
 def _horizon_bound(j, horizon, acc, moves, g_est, r, w, lips, cnorm, off, stamp, l1, l2, rule):
     """Bounds of coordinate j valid until the accumulator reaches ``horizon``."""
     if stamp[j] == moves and horizon == acc:
@@ -522,8 +549,8 @@ def _horizon_bound(j, horizon, acc, moves, g_est, r, w, lips, cnorm, off, stamp,
 @njit(cache=True)
 def lazy_ascd_epoch(
     data, indices, indptr, y, sw, z, w, lips, l1, l2, loss_code, g_est, r, cnorm, beta, rule,
-    pick, step, n_updates, max_entries, horizon_steps, rng, upper, lower, members, zold, dphi,
-    settled, off, stamp, tree,
+    pick, step, n_updates, max_entries, horizon_steps, rng, upper, lower, members, k0, zold,
+    dphi, settled, off, stamp, tree,
 ):
     """ASCD with the g3 oracle (Algorithm 1, safe active set) at O(nnz of a column) per step.
 
@@ -540,16 +567,24 @@ def lazy_ascd_epoch(
     the coordinates outside I are not touched (g3 moves no centre) and each
     member's bounds are re-evaluated after its own step. Lemma 3.1 and Theorem
     3.2 need nothing else of I. The outside maximum is the root of a max-tree
-    (members masked), so the safety test is O(1) per step; I is recomputed
-    (:func:`select_safe`, O(|I| log d)) when the test fails or after |I| steps
-    (to shrink it back to the minimal set), and the horizon is moved (O(d))
-    when acc passes it: ``H = acc + horizon_steps · (mean increment of acc
-    since the last move)``, so about ``horizon_steps`` steps per O(d) pass.
+    (members masked), so the safety test is O(1) per step. When it fails
+    after a member's step, the largest outside coordinates join I until it
+    holds again (O(log d) each); I is recomputed from scratch
+    (:func:`select_safe`, O(|I| log d)) after 2|I| steps to shrink it back to
+    the minimal set (4|I|, then 8|I| while that does not shrink it; at most
+    d steps), and the horizon is moved (O(d)) when acc passes it:
+    ``H = acc + horizon_steps · (mean increment of acc since the last move)``.
+    I is kept across a move, grown until safe for the new horizon: on a dense
+    solution (ridge) it is every coordinate, and popping it again would cost
+    O(d log d) per move.
 
     ``stamp[j] == moves`` marks a coordinate that is exactly optimal now (its
     exact step or a null step, with no move since); it is not re-drawn.
-    Returns ``(entries, updates, active_total, last_active, steps, vector_work)``
-    with ``vector_work`` the scalar bound evaluations and tree operations.
+    ``members[:k0]`` is the set of the previous call (``k0 = 0``: none); it is put
+    back into the tree before the call's first set is popped.
+    Returns ``(entries, updates, active_total, k, steps, vector_work)`` with
+    ``vector_work`` the scalar bound evaluations and tree operations;
+    ``members[:k]`` is a safe set at the final iterate.
     """
     n = y.shape[0]
     d = w.shape[0]
@@ -564,29 +599,45 @@ def lazy_ascd_epoch(
         off[j] = 0.0
         stamp[j] = 0 if settled[j] else -1
     exact_settles = loss_code == SQUARED and step != STEP_FIXED
+    unit = True
+    for q in range(n):
+        unit = unit and sw[q] == 1.0
     acc = 0.0
     moves = 0
     horizon = -1.0
     acc_moved, steps_moved = 0.0, 0
-    k, total, window = 0, 0.0, 0
+    k, total, window, period = k0, 0.0, 0, 2
     entries, updates, active_total, steps, work = 0, 0, 0, 0, 0
-    reselect = False
+    reselect = True  # the first set of a call is the minimal one at the exact bounds
     while steps < n_updates and entries < max_entries:
-        if acc > horizon:
+        # with every coordinate in the set nothing needs the horizon: the move waits
+        # for the next recomputation of the set
+        if acc > horizon and (k < d or reselect or window >= min(period * k, d)):
             cnt = steps - steps_moved
+            # (not longer for a larger set: looser bounds would keep it large)
             horizon = acc + (horizon_steps * (acc - acc_moved) / cnt if cnt > 0 else 0.0)
             acc_moved, steps_moved = acc, steps
             for j in range(d):
                 upper[j], lower[j] = _horizon_bound(j, horizon, acc, moves, g_est, r, w, lips,
                                                     cnorm, off, stamp, l1, l2, rule)
-            _tree_build(tree, upper)
+            _tree_build(tree, upper, members, k)
+            total = 0.0
+            for m in range(k):
+                total += lower[members[m]]
             work += 2 * d
-            k = 0
-            reselect = True
-        if reselect or window >= k:
+            # the set stays, grown until safe for the new horizon (popping a large set
+            # again would cost O(|I| log d) per move)
+            k_old = k
+            k, total = _grow_safe(tree, lower, members, k, total)
+            work += (k - k_old) * depth
+            reselect = reselect or k_old == 0
+        if reselect or window >= min(period * k, d):
             work += (2 * k) * depth
+            k_old = k
             k, total = select_safe(tree, upper, lower, members, k)
             work += (2 * k) * depth
+            # a recomputation that did not shrink the set is tried less often
+            period = 2 if k < k_old or reselect else min(2 * period, 8)
             window = 0
             reselect = False
         steps += 1
@@ -621,7 +672,7 @@ def lazy_ascd_epoch(
             continue
         delta, gnew, visited = _coordinate_step(
             data, indices, indptr, i, z, zold, w, y, sw, loss_code, inv_n, li,
-            lmax if step == STEP_FIXED else li, l1, l2, step, dphi)
+            lmax if step == STEP_FIXED else li, l1, l2, step, dphi, False, unit)
         entries += visited
         g_est[i] = gnew
         r[i] = 0.0
@@ -635,15 +686,26 @@ def lazy_ascd_epoch(
             stamp[i] = moves if exact_settles else -1
         off[i] = acc
         if acc > horizon:
-            continue  # every bound is re-evaluated at a new horizon before the next pick
+            continue  # the bounds are re-evaluated at a new horizon before they are used
         ui, lo = _horizon_bound(i, horizon, acc, moves, g_est, r, w, lips, cnorm, off, stamp,
                                 l1, l2, rule)
         total += lo - lower[i]
         upper[i] = ui
         lower[i] = lo
-        top = tree[1]
-        if top > 0.0 and not top * k < total:
-            reselect = True
+        k_old = k
+        k, total = _grow_safe(tree, lower, members, k, total)
+        work += (k - k_old) * depth
+    if k < d and acc > horizon:
+        # hand back a set that is safe at the final iterate: bounds at acc itself
+        for j in range(d):
+            upper[j], lower[j] = _horizon_bound(j, acc, acc, moves, g_est, r, w, lips, cnorm,
+                                                off, stamp, l1, l2, rule)
+        _tree_build(tree, upper, members, k)
+        total = 0.0
+        for m in range(k):
+            total += lower[members[m]]
+        k, total = _grow_safe(tree, lower, members, k, total)
+        work += 2 * d
     for j in range(d):
         r[j] += cnorm[j] * (acc - off[j])
         settled[j] = stamp[j] == moves

@@ -252,6 +252,7 @@ class GreedyCDState(PrimalCDState):
         self._tree = np.empty(2 * size if self.lazy else 2)
         self._off = np.zeros(d if self.lazy else 1)
         self._stamp = np.zeros(d if self.lazy else 1, dtype=np.int64)
+        self._k_lazy = 0  # lazy ASCD's set size at the end of the last run_epoch
         K.coordinate_bounds(self.g_est, self.r, self.w, self.lips, p.l1, p.l2, self.rule,
                             self.upper, self.lower, self.settled)
         self._active = (d if method == "scd" else
@@ -287,9 +288,10 @@ class GreedyCDState(PrimalCDState):
                 p.l1, p.l2, p.loss_code, self.g_est, self.r, self.cnorm, self.beta, self.rule,
                 self.pick, self.step_code, self.updates_per_epoch, self.max_entries,
                 float(self.horizon_steps), self.rng, self.upper, self.lower, self.members,
-                self.zold, self.dphi, self.settled, self._off, self._stamp, self._tree,
+                self._k_lazy, self.zold, self.dphi, self.settled, self._off, self._stamp, self._tree,
             )
             self.vector_work += work + 2 * d  # + the radii folded at the end
+            self._k_lazy = int(last)
         else:
             entries, updates, active_total, last, steps = K.greedy_cd_epoch(
                 v.data, v.indices, v.indptr, self._rdata, self._rindices, self._rindptr,
@@ -327,9 +329,16 @@ class GreedyCDState(PrimalCDState):
         self.g_est[:] = self._exact_gradient()
         self.r[:] = 0.0
         self.settled[:] = False
+        self._k_lazy = 0
 
     def active(self) -> int:
         return self._active
+
+    def active_members(self) -> np.ndarray:
+        """Lazy ASCD: a safe active set at the current iterate (Lemma 3.1, Theorem 3.2)."""
+        if not self.lazy:
+            raise ValueError("active_members() is kept by lazy ASCD (oracle='zero', safe set)")
+        return self.members[:self._k_lazy].copy()
 
 
 def build_scd(problem: Problem, **options) -> GreedyCDState:
