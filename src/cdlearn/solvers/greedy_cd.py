@@ -17,7 +17,14 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
 ``oracle`` (ASCD)
     ``"exact"`` (g1, Gram matrix), ``"projection"`` (g2, simulated with ``eps``),
     ``"zero"`` (g3), ``"uniform"`` (g4). Default ``"zero"``. g1/g2 need the
-    d × d Gram matrix (refused above ``GRAM_MAX_ENTRIES``).
+    d × d Gram matrix (refused above ``GRAM_MAX_ENTRIES``). With the safe set
+    (GS-* selection) and no ``exact_active``, g3 runs lazily
+    (:func:`cdlearn.kernels.greedy_cd.lazy_ascd_epoch`): O(nnz of the column)
+    per step plus O(log d) amortised set upkeep, instead of Algorithm 1's O(d)
+    radius updates and O(d log d) sort. g4 stays eager (O(d log d) per step):
+    its random centre moves every estimate at every step, and its safe
+    interval (radius ``c + |m|``) always contains g3's, so it never selects
+    better than g3.
 ``eps`` (ASCD)
     accuracy ε of the g2 oracle (default 0.1).
 ``step``
@@ -44,15 +51,20 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
     exact for any loss) or ``"auto"`` (Gram for the squared loss when it fits
     and is cheaper on average, rows otherwise).
 
+An ASCD epoch (one ``run_epoch``, what the driver spaces its gap checks in)
+is d steps or one pass of entries, whichever comes first: greedy picks
+favour long columns, so d steps could read several passes between checks.
+
 Cost accounting (the trace's ``passes``; one pass = nnz(X) entries). Every
 step reads its column once (as primal CD counts). SCD pays its full-gradient
 update: d Gram entries per step, or the rows it walks. Building a Gram matrix
 (``Σ_k nnz(row k)²`` entries) and computing the initial gradient (nnz entries)
 are charged to the first epoch. The Gram oracles g1/g2 read d Gram entries
 per step. Not counted in passes: ASCD's O(d) bound updates and O(d log d)
-active-set sort per step, and the g3/g4 oracles (they read the d column
-norms); ``state.vector_work`` counts these scalar operations
-(``d·(1 + log2 d)`` per safe step, ``2d`` per heuristic step).
+active-set sort per step (eager path), and the g3/g4 oracles (they read the d
+column norms); ``state.vector_work`` counts these scalar operations
+(``d·(1 + log2 d)`` per safe step, ``2d`` per heuristic step; lazy g3: the
+bound evaluations and tree operations it did).
 
 SCD's ``active()`` is d (it scores every coordinate); ASCD's is the mean of
 |I_t| over the last epoch, rounded (``state.active_mean``; ``state.active_last``
