@@ -66,7 +66,7 @@ from cdlearn.losses import SQUARED, loss_derivative
 from cdlearn.penalties import coordinate_prox_step, coordinate_violation
 from cdlearn.sampling import next_double, next_index
 
-from .primal_cd import _column_gradient, _newton_step, _squared_gradient
+from .primal_cd import _column_gradient, _newton_step, _residual_gradient
 from .views import slice_axpy
 
 # selection scores
@@ -290,13 +290,15 @@ def _coordinate_step(data, indices, indptr, i, z, zold, w, y, sw, loss_code, inv
     """The method M of Algorithm 1 on coordinate i: ``(γ, exact new ∇_i f, entries)``.
 
     ``lstep`` is the prox step's constant (``L_i``, or ``max_j L_j`` for the fixed
-    step); ``unit``: every sample weight is 1 (skipped); with ``need_dphi``, ``dphi`` receives the loss-derivative change on the
-    column's support. Without it the squared loss skips that traversal: its new
-    gradient is ``∇_i f + γ L_i`` (β = 1), two column reads per step as primal CD.
+    step); ``unit``: every sample weight is 1 (skipped); with ``need_dphi``,
+    ``dphi`` receives the loss-derivative change on the column's support.
+    Without it the squared loss takes ``z`` to be the *residual* ``Xw - y`` (one
+    gathered vector, as primal CD) and skips that traversal: its new gradient
+    is ``∇_i f + γ L_i`` (β = 1).
     """
     wi = w[i]
-    if loss_code == SQUARED and not need_dphi:
-        gi = _squared_gradient(data, indices, indptr, i, z, y, sw, unit) * inv_n
+    if loss_code == SQUARED and not need_dphi:  # z holds the residual Xw - y here
+        gi = _residual_gradient(data, indices, indptr, i, z, sw, unit) * inv_n
         dl = coordinate_prox_step(wi, gi, lstep, l1, l2) - wi
         if dl != 0.0:
             w[i] = wi + dl
@@ -602,6 +604,9 @@ def lazy_ascd_epoch(
     unit = True
     for q in range(n):
         unit = unit and sw[q] == 1.0
+    if loss_code == SQUARED:
+        for q in range(n):  # margins -> residual for the call (see _coordinate_step)
+            z[q] -= y[q]
     acc = 0.0
     moves = 0
     horizon = -1.0
@@ -706,6 +711,9 @@ def lazy_ascd_epoch(
             total += lower[members[m]]
         k, total = _grow_safe(tree, lower, members, k, total)
         work += 2 * d
+    if loss_code == SQUARED:
+        for q in range(n):
+            z[q] += y[q]
     for j in range(d):
         r[j] += cnorm[j] * (acc - off[j])
         settled[j] = stamp[j] == moves
