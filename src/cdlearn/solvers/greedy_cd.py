@@ -17,7 +17,14 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
 ``oracle`` (ASCD)
     ``"exact"`` (g1, Gram matrix), ``"projection"`` (g2, simulated with ``eps``),
     ``"zero"`` (g3), ``"uniform"`` (g4). Default ``"zero"``. g1/g2 need the
-    d × d Gram matrix (refused above ``GRAM_MAX_ENTRIES``).
+    d × d Gram matrix (refused above ``GRAM_MAX_ENTRIES``). With the safe set
+    (GS-* selection) and no ``exact_active``, g3 runs lazily
+    (:func:`cdlearn.kernels.greedy_cd.lazy_ascd_epoch`): O(nnz of the column)
+    per step plus O(log d) amortised set upkeep, instead of Algorithm 1's O(d)
+    radius updates and O(d log d) sort. g4 stays eager (O(d log d) per step):
+    its random centre moves every estimate at every step, and its safe
+    interval (radius ``c + |m|``) always contains g3's, so it never selects
+    better than g3.
 ``eps`` (ASCD)
     accuracy ε of the g2 oracle (default 0.1).
 ``step``
@@ -44,15 +51,20 @@ Options (``cdlearn.solve(..., solver="scd"|"ascd", **options)``):
     exact for any loss) or ``"auto"`` (Gram for the squared loss when it fits
     and is cheaper on average, rows otherwise).
 
+An ASCD epoch (one ``run_epoch``, what the driver spaces its gap checks in)
+is d steps or one pass of entries, whichever comes first: greedy picks
+favour long columns, so d steps could read several passes between checks.
+
 Cost accounting (the trace's ``passes``; one pass = nnz(X) entries). Every
 step reads its column once (as primal CD counts). SCD pays its full-gradient
 update: d Gram entries per step, or the rows it walks. Building a Gram matrix
 (``Σ_k nnz(row k)²`` entries) and computing the initial gradient (nnz entries)
 are charged to the first epoch. The Gram oracles g1/g2 read d Gram entries
 per step. Not counted in passes: ASCD's O(d) bound updates and O(d log d)
-active-set sort per step, and the g3/g4 oracles (they read the d column
-norms); ``state.vector_work`` counts these scalar operations
-(``d·(1 + log2 d)`` per safe step, ``2d`` per heuristic step).
+active-set sort per step (eager path), and the g3/g4 oracles (they read the d
+column norms); ``state.vector_work`` counts these scalar operations
+(``d·(1 + log2 d)`` per safe step, ``2d`` per heuristic step; lazy g3: the
+bound evaluations and tree operations it did).
 
 SCD's ``active()`` is d (it scores every coordinate); ASCD's is the mean of
 |I_t| over the last epoch, rounded (``state.active_mean``; ``state.active_last``
@@ -241,6 +253,18 @@ class GreedyCDState(PrimalCDState):
         self.vector_work = 0.0
         self.active_mean = float("nan")
         self.updates_per_epoch = d
+        # ASCD's epoch also ends after one pass of entries: its greedy picks favour long
+        # columns, and the driver's gap checks are spaced in epochs
+        self.max_entries = p.design.nnz if method == "ascd" else np.iinfo(np.int64).max
+        self.last_steps = 0
+        self.lazy = (method == "ascd" and self.set_mode == K.SET_SAFE
+                     and self.oracle == K.ORACLE_ZERO and not self.exact_active)
+        self.horizon_steps = max(16.0, d / 8.0)
+        size = 1 << max(1, int(d - 1).bit_length())
+        self._tree = np.empty(2 * size if self.lazy else 2)
+        self._off = np.zeros(d if self.lazy else 1)
+        self._stamp = np.zeros(d if self.lazy else 1, dtype=np.int64)
+        self._k_lazy = 0  # lazy ASCD's set size at the end of the last run_epoch
         K.coordinate_bounds(self.g_est, self.r, self.w, self.lips, p.l1, p.l2, self.rule,
                             self.upper, self.lower, self.settled)
         self._active = (d if method == "scd" else
@@ -262,26 +286,43 @@ class GreedyCDState(PrimalCDState):
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
-        """``updates_per_epoch`` coordinate steps (default d; experiments lower it for finer traces)."""
+        """``updates_per_epoch`` steps (default d; experiments lower it), ASCD: at most a pass.
+
+        The pass bound (``max_entries``, nnz by default) puts ASCD's gap checks on a
+        schedule of work: a step may read a long column. ``last_steps`` is the
+        number of steps taken.
+        """
         p, v = self.problem, self.view
         d = p.n_features
-        steps = self.updates_per_epoch
-        entries, updates, active_total, last = K.greedy_cd_epoch(
-            v.data, v.indices, v.indptr, self._rdata, self._rindices, self._rindptr,
-            p.y, p.sample_weight, self.z, self.w, self.lips, p.l1, p.l2, p.loss_code,
-            self.g_est, self.r, self.gram_mid, self.gram_rad, self.cnorm, self.beta, self.eps,
-            self.oracle, self.update, self.rule, self.set_mode, self.pick, self.step_code,
-            steps, self.rng, self.upper, self.lower, self.members, self.zold, self.dphi,
-            self.settled, self.exact_active, self._buf, self._mark,
-        )
+        if self.lazy:
+            entries, updates, active_total, last, steps, work = K.lazy_ascd_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
+                p.l1, p.l2, p.loss_code, self.g_est, self.r, self.cnorm, self.beta, self.rule,
+                self.pick, self.step_code, self.updates_per_epoch, self.max_entries,
+                float(self.horizon_steps), self.rng, self.upper, self.lower, self.members,
+                self._k_lazy, self.zold, self.dphi, self.settled, self._off, self._stamp, self._tree,
+            )
+            self.vector_work += work + 2 * d  # + the radii folded at the end
+            self._k_lazy = int(last)
+        else:
+            entries, updates, active_total, last, steps = K.greedy_cd_epoch(
+                v.data, v.indices, v.indptr, self._rdata, self._rindices, self._rindptr,
+                p.y, p.sample_weight, self.z, self.w, self.lips, p.l1, p.l2, p.loss_code,
+                self.g_est, self.r, self.gram_mid, self.gram_rad, self.cnorm, self.beta,
+                self.eps, self.oracle, self.update, self.rule, self.set_mode, self.pick,
+                self.step_code, self.updates_per_epoch, self.max_entries, self.rng,
+                self.upper, self.lower, self.members, self.zold, self.dphi, self.settled,
+                self.exact_active, self._buf, self._mark,
+            )
+            per_step = (d * (1.0 + math.log2(max(d, 2))) if self.set_mode == K.SET_SAFE
+                        else 0.0 if self.set_mode == K.SET_ALL else 2.0 * d)
+            self.vector_work += per_step * steps
         entries += self.setup_entries
         self.setup_entries = 0
-        per_step = (d * (1.0 + math.log2(max(d, 2))) if self.set_mode == K.SET_SAFE
-                    else 0.0 if self.set_mode == K.SET_ALL else 2.0 * d)
-        self.vector_work += per_step * steps
+        self.last_steps = int(steps)
         if self.method == "scd":
             self._active = d
-        else:
+        elif steps > 0:
             self.active_last = int(last)
             self.active_mean = active_total / steps
             self._active = max(1, int(round(self.active_mean)))
@@ -300,9 +341,16 @@ class GreedyCDState(PrimalCDState):
         self.g_est[:] = self._exact_gradient()
         self.r[:] = 0.0
         self.settled[:] = False
+        self._k_lazy = 0
 
     def active(self) -> int:
         return self._active
+
+    def active_members(self) -> np.ndarray:
+        """Lazy ASCD: a safe active set at the current iterate (Lemma 3.1, Theorem 3.2)."""
+        if not self.lazy:
+            raise ValueError("active_members() is kept by lazy ASCD (oracle='zero', safe set)")
+        return self.members[:self._k_lazy].copy()
 
 
 def build_scd(problem: Problem, **options) -> GreedyCDState:
