@@ -88,12 +88,15 @@ from ..kernels import dgpd as K
 from ..losses import LOSS_SMOOTHNESS
 from ..objectives import dual_value, duality_gap, primal_value
 from ..penalties import penalty_value
+from ..sampling import make_rng_state
 from .base import Problem, initial_primal
 
 SUPPORTED_LOSSES = ("smooth_hinge", "logistic", "squared", "squared_hinge")
 SUPPORTED_PENALTIES = ("l2", "elastic_net")
-OPTIONS = ("active_set", "eta", "rounds", "add_per_search", "schedule")
+OPTIONS = ("active_set", "eta", "rounds", "add_per_search", "growth", "schedule")
 SCHEDULES = {"jacobi": K.JACOBI, "gauss-seidel": K.GAUSS_SEIDEL}
+GROWTHS = ("double", "fixed")
+MIN_ROUNDS = 5  # §5: "several (5) passes over the active sets" per search
 RESYNC_EVERY = 20  # recompute Xw and Xᵀα from scratch every this many checks (Algorithm 1)
 
 
@@ -108,8 +111,8 @@ def _int_option(name, value, low=1):
 class DGPDState:
     """State of DGPD (Algorithm 1) or DGPD with active sets (Algorithm 2); see the module docstring."""
 
-    def __init__(self, problem: Problem, *, active_set=False, eta=None, rounds=5,
-                 add_per_search=1, schedule="gauss-seidel", seed=0, sampling="uniform", batch_size=1, intercept0=0.0,
+    def __init__(self, problem: Problem, *, active_set=False, eta=None, rounds="auto",
+                 add_per_search=1, growth="double", schedule="gauss-seidel", seed=0, sampling="uniform", batch_size=1, intercept0=0.0,
                  alpha0=None, dual_step="exact"):
         p = problem
         if p.fit_intercept:
@@ -137,8 +140,14 @@ class DGPDState:
         if not isinstance(schedule, str) or schedule not in SCHEDULES:
             raise ValueError(f"schedule={schedule!r} is not supported; choose one of "
                              f"{sorted(SCHEDULES)}")
+        if not isinstance(growth, str) or growth not in GROWTHS:
+            raise ValueError(f"growth={growth!r} is not supported; choose one of {list(GROWTHS)}")
         self.schedule = schedule
-        self.rounds = _int_option("rounds", rounds)
+        self.growth = growth
+        self.balance = isinstance(rounds, str)
+        if self.balance and rounds != "auto":
+            raise ValueError(f"rounds must be 'auto' or an integer >= 1, got {rounds!r}")
+        self.rounds = MIN_ROUNDS if self.balance else _int_option("rounds", rounds)
         self.add_per_search = _int_option("add_per_search", add_per_search)
         self.problem = p
         self.active_set = bool(active_set)
@@ -168,6 +177,9 @@ class DGPDState:
             self.sub_ptr = np.zeros(n + 1, dtype=np.int64)
             self.sub_idx = np.zeros(nnz_cap, dtype=np.int64)
             self.sub_val = np.zeros(nnz_cap)
+            self.sub_sq = np.zeros(n)
+            self.perm = np.zeros(n, dtype=np.int64)
+            self.rng = make_rng_state(seed)
             self.scores_x = np.zeros(d)
             self.scores_y = np.zeros(n)
         self.trace_nnz_dual: list[int] = []
@@ -245,10 +257,11 @@ class DGPDState:
             entries, updates, iters = K.dgpd_active_epoch(
                 c.data, c.indices, c.indptr, r.data, r.indices, r.indptr, p.y,
                 p.sample_weight, self.w, self.alpha, self.margins, self.xta, p.l1, p.l2,
-                p.loss_code, self.eta_fixed, self.gamma, self.r2, self.rounds,
-                SCHEDULES[self.schedule], self.add_per_search, self.act_x, self.pos_x, self.act_y, self.pos_y,
-                self.counts, self.sub_ptr, self.sub_idx, self.sub_val, self.scores_x,
-                self.scores_y, self.stats, budget)
+                p.loss_code, self.eta_fixed, self.gamma, self.r2, self.rounds, self.balance,
+                SCHEDULES[self.schedule], self.add_per_search, self.growth == "double",
+                self.act_x, self.pos_x, self.act_y, self.pos_y, self.counts, self.sub_ptr,
+                self.sub_idx, self.sub_val, self.sub_sq, self.perm, self.rng, self.scores_x, self.scores_y,
+                self.stats, budget)
         else:
             entries, updates, iters = K.dgpd_epoch(
                 c.data, c.indices, c.indptr, r.data, r.indices, r.indptr, p.y,
