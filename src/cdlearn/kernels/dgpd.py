@@ -48,6 +48,7 @@ from cdlearn.sampling import shuffle
 from .views import slice_axpy, u64
 
 JACOBI, GAUSS_SEIDEL = 0, 1
+MAX_ROUNDS_FACTOR = 64
 
 
 @njit(cache=True)
@@ -261,8 +262,9 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
     so a support of size m is reached in O(log m) searches, not m).
     Rounds: ``rounds`` of them, or with ``balance`` at least ``rounds`` and as
     many as make the rounds' entries reach the search's (the O(n + d) scans and
-    the recomputations (14)), so searches cost at most half the work; rounds
-    stop early once one changes nothing.
+    the recomputations (14)), so searches cost at most half the work, times
+    ``f`` (below) once the searches stop finding new coordinates; rounds stop
+    early once one changes nothing.
 
     ``schedule`` orders the updates of a round. ``JACOBI`` is Algorithm 2 as
     printed: (13) on every active sample at the current w, then (11) on every
@@ -278,7 +280,9 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
     the inverse of that constant, ``η_i = n²μ/‖[x_i]_A‖²`` (the SDCA step on the
     submatrix; (16) with s = 1 is 2.5× to n-fold shorter, see the solver's
     docstring). A fixed ``eta > 0`` overrides both defaults; ``stats[0]``
-    receives the smallest step of the iteration. ``counts = [|A_x|, |A_y|]``.
+    receives the smallest step of the iteration. ``counts = [|A_x|, |A_y|, f]``,
+    ``f`` the factor on the balanced rounds (doubles while successive searches
+    add at most 1% to each set, back to 1 otherwise).
     Returns ``(entries, updates)``; ``stats`` as in :func:`dgpd_epoch`.
     """
     n = y.shape[0]
@@ -330,7 +334,10 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
         else:
             scores_y[i] = dual_score(code, alpha[i] / s, margins[i], y[i])
     vector += 2 * n
+    old_ny = ny
     ny = _add_top(scores_y, act_y, pos_y, ny, max(k_add, ny) if doubling else k_add)
+    # the sets have settled when a search adds at most 1% to each
+    settled = 100 * (nx - old_nx) <= nx and 100 * (ny - old_ny) <= ny
 
     # §3.2: the submatrix [X]_A, rows A_y restricted to columns A_x (CSR), its
     # squared row norms, and two upper bounds of ‖[X]_A‖₂²: Frobenius² and
@@ -392,6 +399,9 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
         want = (matrix + vector + per_round - 1) // max(per_round, 1)
         if want > n_rounds:
             n_rounds = want
+        # while the searches find (almost) nothing new, double the rounds between them
+        counts[2] = min(2 * counts[2], MAX_ROUNDS_FACTOR) if settled else 1
+        n_rounds *= counts[2]
     order = perm[:ny]
     for t in range(ny):
         order[t] = t

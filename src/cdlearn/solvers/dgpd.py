@@ -213,7 +213,7 @@ class DGPDState:
             self.pos_x = np.full(d, -1, dtype=np.int64)
             self.act_y = np.zeros(n, dtype=np.int64)
             self.pos_y = np.full(n, -1, dtype=np.int64)
-            self.counts = np.zeros(2, dtype=np.int64)
+            self.counts = np.zeros(3, dtype=np.int64)  # |A_x|, |A_y|, rounds factor
             self._rebuild_active_sets()
             nnz_cap = max(int(p.design.nnz), 1)
             self.sub_ptr = np.zeros(n + 1, dtype=np.int64)
@@ -242,6 +242,7 @@ class DGPDState:
             members[:support.size] = support
             pos[support] = np.arange(support.size)
             self.counts[slot] = support.size
+        self.counts[2] = 1
 
     @property
     def matrix_entries(self) -> float:
