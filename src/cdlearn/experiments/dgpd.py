@@ -490,8 +490,10 @@ def run_fig1(out_dir: Path, full: bool) -> Path:
         "both solutions are sparse relative to n and d (the paper's premise: e.g. 1,447 "
         "nonzero dual variables of 199,328 on RCV1). Here:\n\n"
         + "\n".join(sparsity)
-        + "\n\nOn small sets a large share of the samples stays active, which is where "
-        "DGPD loses its advantage (news20 at these sizes). SPDC converges in few epochs "
+        + "\n\nWhere most features and a large share of the samples stay active (a9a: 104 "
+        "of 123 features, half of the samples; see "
+        "benchmarks/results/dgpd_fig1_time_to_target.md) a search costs about as much as "
+        "the rounds it serves and DGPD is no faster than dual CD. SPDC converges in few epochs "
         "but its lazy sparse update costs far more per nonzero than a dual CD step (each "
         "touched coordinate is first brought up to date through the elastic-net prox "
         "recursion), as the DGPD paper notes for SPDC's sparse implementation.\n"
