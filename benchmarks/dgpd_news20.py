@@ -26,14 +26,13 @@ METHODS = {
     "primal-cd": dict(solver="primal-cd"),
     "dual-cd": dict(solver="dual-cd"),
     "dgpd (Alg. 1)": dict(solver="dgpd"),
-    "dgpd-as (paper: +1/search, 5 rounds)": dict(solver="dgpd", active_set=True),
-    "dgpd-as +1000/search, 5 rounds": dict(solver="dgpd", active_set=True,
-                                           add_per_search=1000),
-    "dgpd-as +1000/search, 20 rounds": dict(solver="dgpd", active_set=True,
-                                            add_per_search=1000, rounds=20),
-    "dgpd-as +1000/search, Jacobi (as printed)": dict(solver="dgpd", active_set=True,
-                                                      add_per_search=1000,
-                                                      schedule="jacobi"),
+    "dgpd-as (default: doubling sets, balanced shuffled rounds)": dict(solver="dgpd",
+                                                                      active_set=True),
+    "dgpd-as +1/search, 5 rounds (growth as printed)": dict(solver="dgpd", active_set=True,
+                                                            growth="fixed", rounds=5),
+    "dgpd-as +1000/search, 5 rounds": dict(solver="dgpd", active_set=True, growth="fixed",
+                                           add_per_search=1000, rounds=5),
+    "dgpd-as, Jacobi (as printed)": dict(solver="dgpd", active_set=True, schedule="jacobi"),
 }
 
 

