@@ -327,7 +327,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
             if polish is not None and gap > limit:
-                primal, dual, gap = polish(state, (primal, dual, gap), passes * nnz)
+                primal, dual, gap = polish(state, (primal, dual, gap), passes * nnz,
+                                            threshold)
             if primal < best[0] or gap < best[2]:
                 best = (primal, dual, gap, state.snapshot())
             seconds = time.perf_counter() - t_start

@@ -46,6 +46,11 @@ GAP_FLOOR = 1e-12
 #: μ is computed from the dense ``n × |S|`` block when ``n |S|²`` (the flops of
 #: forming its Gram) is at most ``max(EIGEN_BUDGET, 20 nnz(X))``
 EIGEN_BUDGET = 2e7
+#: see :func:`_affordable`
+POLISH_ENTRIES = 100_000
+#: with an l1 part, :class:`Polish` waits for a gap within this factor of ``tol · P(0)``:
+#: before, the support is rarely the optimum's and the solve rarely pays
+POLISH_GAP_FACTOR = 100.0
 
 
 class CoefficientTarget:
@@ -83,9 +88,15 @@ def _same(a, b) -> bool:
     return a.shape == b.shape and bool(np.array_equal(a, b))
 
 
-def _affordable(problem, k: int) -> bool:
-    """Whether the dense ``n × k`` block's Gram (``n k min(n, k)`` flops) fits the budget."""
+def _affordable(problem, k: int, polish: bool = False) -> bool:
+    """Whether the dense ``n × k`` block's Gram (``n k min(n, k)`` flops) fits the budget.
+
+    ``polish``: also a block of at most ``max(2 nnz, POLISH_ENTRIES)`` entries (a
+    solve must not add a dense copy of sparse X to the memory of a fit).
+    """
     n = problem.n_samples
+    if polish and n * k > max(2 * problem.design.nnz, POLISH_ENTRIES):
+        return False
     return n * k * min(n, k) <= max(EIGEN_BUDGET, 20.0 * problem.design.nnz)
 
 
@@ -156,7 +167,7 @@ def restricted_solution(problem, w, intercept):
     p = problem
     w = np.array(w, dtype=np.float64)
     cols = np.flatnonzero(w) if p.l1 > 0.0 else np.arange(p.n_features)
-    if not _affordable(p, cols.shape[0]):
+    if not _affordable(p, cols.shape[0], polish=True):
         return None
     if p.loss_code == SQUARED:
         return _quadratic_solution(p, w, cols, p.sample_weight, p.y)
@@ -169,12 +180,13 @@ def restricted_solution(problem, w, intercept):
         D = weighted_second_derivatives(p.loss_code, z, p.y, p.sample_weight, np.empty(n))
         slope = loss_derivatives(p.loss_code, z, p.y, np.empty(n))
         curved = D > 0.0
-        if not np.any(curved):
-            break
-        # the model 1/(2n) Σ D_i (z_i' − target_i)² is P's second-order expansion in z
-        target = z.copy()
-        target[curved] -= slope[curved] * p.sample_weight[curved] / D[curved]
-        wm, bm = _quadratic_solution(p, w, cols, D, target)
+        if np.any(curved):
+            # the model 1/(2n) Σ D_i (z_i' − target_i)² is P's second-order expansion in z
+            target = z.copy()
+            target[curved] -= slope[curved] * p.sample_weight[curved] / D[curved]
+            wm, bm = _quadratic_solution(p, w, cols, D, target)
+        else:  # every margin beyond the squared hinge's kink: the model is the penalty
+            wm, bm = np.zeros_like(w), b
         if (np.max(np.abs(wm - w)) <= 1e-13 * np.max(np.abs(w), initial=0.0)
                 and abs(bm - b) <= 1e-13 * max(abs(b), 1.0)):
             break  # a Newton step below rounding: P cannot decrease further
@@ -216,7 +228,8 @@ def _quadratic_solution(p, w, cols, D, target):
     sD = np.sqrt(D)
     t_mean = float(D @ target) / D.sum() if p.fit_intercept else 0.0
     u = sD * (target - t_mean)
-    Z = _centred_block(p, cols, D) * sD[:, None]
+    Z = _centred_block(p, cols, D)
+    Z *= sD[:, None]
     for _ in range(cols.shape[0] + 1):
         k = cols.shape[0]
         if k == 0:
@@ -290,7 +303,8 @@ class Polish:
     (a fit runs at least one epoch, as scikit-learn's ``n_iter_ ≥ 1`` expects):
     the first time, then whenever the support has changed and the epochs since the last
     polish have touched at least as many entries as the solve costs flops (so
-    polishing at most doubles the work). Coordinate descent identifies the
+    polishing at most doubles the work); with an l1 part only once the gap is
+    within :data:`POLISH_GAP_FACTOR` of ``tol · P(0)``. Coordinate descent identifies the
     support fast and then converges linearly at a rate set by the support's
     conditioning (a wide Lasso: 75 outer iterations at a gap of 1e-6·P(0)
     while one coefficient too many crept to zero); the solve finishes it.
@@ -302,9 +316,11 @@ class Polish:
         self._work = 0.0  # entries at the last polish
         self.accepted = 0  # solves that replaced the iterate
 
-    def __call__(self, state, certificate, work: float):
+    def __call__(self, state, certificate, work: float, threshold: float):
         """``certificate`` (primal, dual, gap) of the state's iterate after a possible polish."""
         p = self.problem
+        if p.l1 > 0.0 and certificate[2] > POLISH_GAP_FACTOR * threshold:
+            return certificate
         w, _, b = state.iterate()
         support = np.flatnonzero(w) if p.l1 > 0.0 else None
         if self._support is not None and _same(support, self._support[0]):
