@@ -224,45 +224,97 @@ def _timed(make, X, y, repeats):
     return est, statistics.median(times)
 
 
+#: the accuracy of the "scikit-learn at the same accuracy" column (cdlearn's default tol)
+SAME_ERR = 1e-4
+#: its search: scikit-learn's tol divided by 100 per step, at most this many steps ...
+TOL_STEPS = 5
+#: ... and none after a fit that took longer than this (seconds)
+TOL_SEARCH_BUDGET = 10.0
+
+
+def _same_accuracy(case, p, pb, err, repeats):
+    """scikit-learn's median time at the largest of tol, tol/100, ... with err ≤ SAME_ERR.
+
+    Untimed fits find that tol (``max_iter`` raised 100× so that tol decides);
+    then ``repeats`` timed fits. None when no step reaches it within the budget.
+    """
+    base = case.sklearn(p)
+    tol = base.get_params().get("tol")
+    if err(base.fit(pb.X, pb.y)) <= SAME_ERR:
+        return _timed(lambda: case.sklearn(p), pb.X, pb.y, repeats)[1]
+    if tol is None:
+        return None
+    max_iter = base.get_params().get("max_iter")
+    extra = {"max_iter": 100 * max_iter} if isinstance(max_iter, int) else {}
+    for _ in range(TOL_STEPS):
+        tol /= 100.0
+        q = dict(p, tol=tol, **extra)
+        t = time.perf_counter()
+        fitted = case.sklearn(q).fit(pb.X, pb.y)
+        if err(fitted) <= SAME_ERR:
+            return _timed(lambda q=q: case.sklearn(q), pb.X, pb.y, repeats)[1]
+        if time.perf_counter() - t > TOL_SEARCH_BUDGET:
+            return None
+    return None
+
+
 def measure(case: EstimatorCase, pb: Problem, repeats: int) -> dict:
     p = case.params(pb)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = case.coef(case.reference(p).fit(pb.X, pb.y))
+        scale = float(np.max(np.abs(ref)))
+
+        def err(est):
+            return float(np.max(np.abs(case.coef(est) - ref))) / scale if scale > 0 else np.nan
+
         cd_est, t_cd = _timed(lambda: case.cdlearn(p), pb.X, pb.y, repeats)
         sk_est, t_sk = _timed(lambda: case.sklearn(p), pb.X, pb.y, repeats)
-    scale = float(np.max(np.abs(ref)))
-
-    def err(est):
-        return float(np.max(np.abs(case.coef(est) - ref))) / scale if scale > 0 else np.nan
+        t_same = _same_accuracy(case, p, pb, err, repeats)
 
     return dict(estimator=case.name, problem=pb.name, wide=pb.wide,
                 shape=f"{pb.X.shape[0]}×{pb.X.shape[1]}", err=err(cd_est), err_sk=err(sk_est),
-                t_cd=t_cd, t_sk=t_sk, solver=getattr(cd_est, "solver_", ""))
+                t_cd=t_cd, t_sk=t_sk, t_same=t_same, solver=getattr(cd_est, "solver_", ""))
 
 
 def table(rows: list[dict]) -> str:
-    """Markdown: one row per standard problem, one (worst / median) for the wide ones."""
+    """Markdown: one row per standard problem, one (worst / median) for the wide ones.
+
+    ``same``: cdlearn's time over scikit-learn's at the same accuracy
+    (:func:`_same_accuracy`; "–" where its search did not get there).
+    """
     lines = ["| estimator | problem | cdlearn err | scikit-learn default err | "
-             "cdlearn ms | scikit-learn ms | time ratio |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+             "cdlearn ms | scikit-learn ms | time ratio | ratio at err ≤ 1e-4 |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+
+    def same(r):
+        return None if r["t_same"] is None else r["t_cd"] / r["t_same"]
+
+    def fmt(x):
+        return "–" if x is None else f"{x:.2f}"
+
     for name in dict.fromkeys(r["estimator"] for r in rows):
         mine = [r for r in rows if r["estimator"] == name]
         for r in mine:
             if not r["wide"]:
                 lines.append(f"| {name} | {r['problem']} ({r['shape']}) | {r['err']:.1e} | "
                              f"{r['err_sk']:.1e} | {1e3 * r['t_cd']:.1f} | "
-                             f"{1e3 * r['t_sk']:.1f} | {r['t_cd'] / r['t_sk']:.2f} |")
+                             f"{1e3 * r['t_sk']:.1f} | {r['t_cd'] / r['t_sk']:.2f} | "
+                             f"{fmt(same(r))} |")
         wide = [r for r in mine if r["wide"]]
         if wide:
             ratios = [r["t_cd"] / r["t_sk"] for r in wide]
             sk = [r["err_sk"] for r in wide]
+            found = [same(r) for r in wide if same(r) is not None]
+            same_text = (f"{max(found):.2f} ({statistics.median(found):.2f})"
+                         + ("" if len(found) == len(wide) else f", {len(found)} of {len(wide)}")
+                         if found else "–")
             lines.append(
                 f"| {name} | wide ×{len(wide)}: max (median) | "
                 f"{max(r['err'] for r in wide):.1e} | {min(sk):.0e}–{max(sk):.0e} | "
                 f"{1e3 * statistics.median(r['t_cd'] for r in wide):.1f} | "
                 f"{1e3 * statistics.median(r['t_sk'] for r in wide):.1f} | "
-                f"{max(ratios):.2f} ({statistics.median(ratios):.2f}) |")
+                f"{max(ratios):.2f} ({statistics.median(ratios):.2f}) | {same_text} |")
     return "\n".join(lines)
 
 
@@ -281,13 +333,16 @@ def main(argv=None):
                 continue
             r = measure(case, pb, repeats)
             rows.append(r)
+            same = "–" if r["t_same"] is None else f"{1e3 * r['t_same']:.1f} ms"
             print(f"{r['estimator']:<24} {r['problem']:<22} err {r['err']:.2e} "
                   f"sk {r['err_sk']:.2e} cd {1e3 * r['t_cd']:.1f} ms sk {1e3 * r['t_sk']:.1f} ms"
-                  f" ({r['solver']})", flush=True)
+                  f" sk@1e-4 {same} ({r['solver']})", flush=True)
     out = (f"err = ‖coef − coef*‖∞ / ‖coef*‖∞ against a tightly converged reference; "
            f"time ratio = cdlearn / scikit-learn, medians of {repeats} fits, default "
            "settings for both; wide rows: the worst err, scikit-learn's err range, median "
-           "times, worst (median) ratio.\n\n" + table(rows) + "\n")
+           "times, worst (median) ratio. Last column: cdlearn's time over scikit-learn's "
+           "with its tol divided by 100 until its err ≤ 1e-4 (max_iter ×100; – : not "
+           f"reached in {TOL_STEPS} steps or a step took over {TOL_SEARCH_BUDGET:g} s).\n\n" + table(rows) + "\n")
     print("\n" + out)
     if args.out is not None:
         args.out.write_text(out)

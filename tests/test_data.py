@@ -127,3 +127,15 @@ def test_check_sample_weight():
         check_sample_weight([0.0, 0.0], 2)
     with pytest.raises(ValueError, match="shape"):
         check_sample_weight([1.0], 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_dense_views_are_the_raveled_matrix(dtype):
+    # the column view of C-ordered input (and the row view of F-ordered input) is
+    # built by a blocked transpose kernel: it must equal numpy's ravel exactly
+    A = np.random.default_rng(0).standard_normal((131, 70)).astype(dtype)
+    for M in (A, np.asfortranarray(A), A[::2, 1:]):
+        d = Design(M)
+        np.testing.assert_array_equal(d.csc.data, M.ravel(order="F"))
+        np.testing.assert_array_equal(d.csr.data, M.ravel(order="C"))
+        assert d.nnz == np.count_nonzero(M)

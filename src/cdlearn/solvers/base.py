@@ -22,7 +22,7 @@ import numpy as np
 
 from ..data import Design
 from ..objectives import primal_value
-from .stopping import CoefficientTarget
+from .stopping import CoefficientTarget, Polish, polishable
 
 TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
 
@@ -266,7 +266,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     comes a full interval later (not at epoch 1, where the gap is rarely
     near the threshold). The best iterate seen (lowest primal) is what is returned
     when the run stops early: methods whose primal is not monotone (dual CD)
-    would otherwise return a worse point than one they already had. Ctrl-C (or
+    would otherwise return a worse point than one they already had. With
+    ``coef_tol``, a primal method's iterate is also replaced at checks by the
+    minimiser of P on its support when that is lower
+    (:class:`~cdlearn.solvers.stopping.Polish`; ``info["restricted_solves"]``
+    counts them): the exact answer for the squared loss, Newton's for the
+    logistic and squared hinge losses. Ctrl-C (or
     the event of :func:`stop_on`) stops the run the same way, with
     ``info["interrupted"] = True``.
     """
@@ -286,6 +291,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     converged = False
     message = ""
 
+    polish = (Polish(state.problem) if target is not None and isinstance(state, PrimalIterate)
+              and polishable(state.problem) else None)
     primal, dual, gap = state.certificate()
     _check_finite(primal, gap, epoch, solver)
     best = (primal, dual, gap, state.snapshot())
@@ -319,6 +326,9 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 last = (epoch, gap)
             next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
+            if polish is not None and gap > limit:
+                primal, dual, gap = polish(state, (primal, dual, gap), passes * nnz,
+                                            threshold)
             if primal < best[0] or gap < best[2]:
                 best = (primal, dual, gap, state.snapshot())
             seconds = time.perf_counter() - t_start
@@ -385,6 +395,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     )
     if interrupted:
         result.info["interrupted"] = True
+    if polish is not None and polish.accepted:
+        result.info["restricted_solves"] = polish.accepted
     extra = getattr(state, "extra_info", None)
     if callable(extra):
         # method-specific diagnostics (e.g. DGPD's nnz_dual and Δ_p) go to result.info
