@@ -243,8 +243,11 @@ def test_selection_precompute_copy_X():
         Lasso(selection="greedy").fit(X, y)
     with pytest.raises(ValueError, match="selection='random'"):
         Lasso(selection="random", sampling="importance").fit(X, y)
-    with pytest.raises(ValueError, match="precompute"):
-        Lasso(precompute=X.T @ X).fit(X, y)
+    with pytest.warns(UserWarning, match="Gram matrix was provided but X was centered"):
+        assert Lasso(precompute=X.T @ X).fit(X, y).solver_ == "newton-cd"
+    with pytest.raises(ValueError, match="Gram matrix passed in via 'precompute' parameter did "
+                                         "not pass validation"):
+        Lasso(precompute=X.T @ X + 1.0).fit(X - X.mean(axis=0), y)
     with pytest.raises(ValueError, match="precompute"):
         Lasso(precompute="yes").fit(X, y)
     with pytest.raises(ValueError, match="precompute=True"):

@@ -24,7 +24,7 @@ from ..data import check_choice, check_sample_weight
 from ..multioutput import solve_multinomial
 from ..solvers import SOLVERS
 from ..solvers.multi_cd import MULTI_SOLVERS
-from ._base import gap_tol, seed_from
+from ._base import dense_coef, gap_tol, seed_from
 
 BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
 
@@ -56,7 +56,7 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     W0 = b0 = None
     coef = getattr(est, "coef_", None)
     if est.warm_start and coef is not None and np.shape(coef) == (classes.size, d):
-        W0, b0 = np.asarray(coef).T, est.intercept_
+        W0, b0 = dense_coef(coef).T, est.intercept_
     res = solve_multinomial(
         design, y, lam=1.0 if penalty == "none" else lam, penalty=penalty, l1_ratio=l1_ratio,
         fit_intercept=est.fit_intercept, sample_weight=sw, solver=solver, sampling=sampling,
