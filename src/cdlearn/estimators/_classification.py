@@ -353,6 +353,7 @@ class LogisticRegression(_CDClassifier):
         newton-cd (the Hessian formed); "liblinear" → dual CD with
         ``dual=True``, else newton-cd for l1 (liblinear's newGLMNET) and
         newton-cg for l2 (its trust-region Newton); "sag", "saga" → "auto".
+        Without a penalty (``C=np.inf``) newton-cg's names run newton-cd.
     """ + _COMMON_PARAMS
 
     def __init__(self, penalty="deprecated", *, C=1.0, l1_ratio=0.0, dual="auto", tol=1e-4,
@@ -423,6 +424,8 @@ def logistic_method(solver, penalty, dual):
         if method == "liblinear":
             method = ("dual-cd" if dual is True else
                       "newton-cd" if penalty == "l1" else "newton-cg")
+        if method == "newton-cg" and penalty is None:
+            method = "newton-cd"  # newton-cg needs an l2 part; scikit-learn's lbfgs does not
     formulation = check_dual(dual, method)
     if formulation:
         check_formulation("logistic_regression", penalty, True)

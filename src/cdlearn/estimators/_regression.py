@@ -123,7 +123,8 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
             some, method = run_problems(
                 design, [targets[k] for k in ks], [sw] * len(ks), loss="squared",
                 penalty=penalty, lam=lam, l1_ratio=l1_ratio, fit_intercept=self.fit_intercept,
-                solver=solver, options=options, warm=None if warm is None else [warm[k] for k in ks],
+                solver=self._solver_for(penalty, solver), options=options,
+                warm=None if warm is None else [warm[k] for k in ks],
                 not_converged=self._not_converged,
             )
             for k, r in zip(ks, some, strict=True):
@@ -137,6 +138,10 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
                     for k, r in enumerate(results)]
             self.dual_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
         return self
+
+    def _solver_for(self, penalty, solver):
+        """The method for one objective (Ridge: alpha=0 needs another one)."""
+        return solver
 
     def _not_converged(self, result, method):
         """scikit-learn's ConvergenceWarning text (its tests match it)."""
@@ -346,7 +351,9 @@ class Ridge(_CDRegressor):
         model is the problem: one Cholesky solve); "lsqr", "sparse_cg" →
         newton-cg (conjugate gradients on the normal equations); "sag",
         "saga" (stochastic, per sample) → dual CD (SDCA); "lbfgs" needs
-        ``positive=True`` in scikit-learn and is rejected likewise.
+        ``positive=True`` in scikit-learn and is rejected likewise. With
+        ``alpha=0`` scikit-learn's names run newton-cd; ``solver_`` is then
+        the name given, as scikit-learn's.
     """ + _COMMON_PARAMS
 
     _default_max_iter = 1000  # max_iter=None: scikit-learn's "the solver's default"
@@ -379,6 +386,17 @@ class Ridge(_CDRegressor):
                              f"{alphas.size} != {n_targets}")
         alphas = np.broadcast_to(alphas, (n_targets,))
         return [self._objective(n_samples, a.item(), f"alpha[{k}]") for k, a in enumerate(alphas)]
+
+    def _solver_for(self, penalty, solver):
+        # scikit-learn's solvers all take alpha=0; newton-cg and dual CD need the l2 part
+        if penalty == "none" and self.solver in RIDGE_SOLVERS:
+            return "newton-cd"
+        return solver
+
+    def _store_results(self, results, method):
+        super()._store_results(results, method)
+        if self.solver in RIDGE_SOLVERS:  # scikit-learn's solver_: the name asked for
+            self.solver_ = self.solver
 
     def _not_converged(self, result, method):
         name = self.solver if self.solver in RIDGE_SOLVERS else method
