@@ -265,3 +265,13 @@ def test_unpenalised_with_scikit_learn_solver_names():
         np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5)
     with pytest.raises(ValueError, match="Sample weights must be 1D array or scalar"):
         Ridge().fit(X, Y[:, 0], sample_weight=np.ones((50, 1)))
+
+
+def test_enet_path_takes_scikit_learns_tuning_parameters():
+    from cdlearn import enet_path
+
+    X, Y = _regression(d=4)
+    ref = enet_path(X, Y[:, 0], alphas=3, tol=1e-10)
+    got = enet_path(np.asfortranarray(X), Y[:, 0], alphas=3, tol=1e-10, check_input=False,
+                    precompute=True, copy_X=True, Xy=X.T @ Y[:, 0])
+    np.testing.assert_array_equal(got[1], ref[1])

@@ -280,6 +280,9 @@ def _sklearn_path_kw(solve_kw: dict) -> dict:
     return kw
 
 
+#: scikit-learn's enet_path parameters that only tune its own CD (Gram, copies, checks):
+#: accepted, no effect (cdlearn never modifies X and always validates it)
+_SKLEARN_NO_EFFECT = ("precompute", "Xy", "copy_X", "check_input")
 #: keywords of :func:`cdlearn.solve` that the scikit-learn-style paths do not pass on
 #: (they set them, or scikit-learn's enet_path has no such parameter: ``fit_intercept``)
 _PATH_FIXED = {"X", "y", "loss", "penalty", "lam", "l1_ratio", "fit_intercept", "positive", "w0"}
@@ -329,8 +332,9 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas="deprecated", alphas="wa
         :func:`cdlearn.solve`'s keywords (``tol``, ``max_epochs``, ``solver``,
         ``sample_weight`` ...); scikit-learn's ``max_iter`` and ``random_state``
         are accepted for ``max_epochs`` and ``seed``. ``tol`` is cdlearn's
-        (gap ≤ tol·P(0)), not scikit-learn's. Other keywords raise
-        scikit-learn's ValueError ("Unexpected parameters in params").
+        (gap ≤ tol·P(0)), not scikit-learn's. scikit-learn's ``precompute``,
+        ``Xy``, ``copy_X`` and ``check_input`` are accepted with no effect;
+        other keywords raise its ValueError ("Unexpected parameters in params").
 
     Returns
     -------
@@ -345,6 +349,8 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas="deprecated", alphas="wa
     if rho > 1:
         raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
     n_alphas, alphas = _grid_arguments(n_alphas, alphas)
+    for name in _SKLEARN_NO_EFFECT:
+        solve_kw.pop(name, None)
     unexpected = set(solve_kw) - (set(inspect.signature(solve).parameters) - _PATH_FIXED
                                   | {"max_iter", "random_state"})
     if unexpected:
