@@ -275,3 +275,21 @@ def test_enet_path_takes_scikit_learns_tuning_parameters():
     got = enet_path(np.asfortranarray(X), Y[:, 0], alphas=3, tol=1e-10, check_input=False,
                     precompute=True, copy_X=True, Xy=X.T @ Y[:, 0])
     np.testing.assert_array_equal(got[1], ref[1])
+
+
+def test_logistic_scikit_learn_solver_names():
+    # newton-cg on three classes raised (cdlearn's newton-cg is binary); C=inf with
+    # newton-cg raised; liblinear's coef_ is float64 for float32 X in scikit-learn
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    ref = LogisticRegression(tol=1e-8).fit(X, y)
+    for solver in ("newton-cg", "lbfgs", "newton-cholesky"):
+        ours = LogisticRegression(solver=solver, tol=1e-8).fit(X, y)
+        np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6)
+    unpen = LogisticRegression(C=np.inf, solver="newton-cg").fit(X[:100, :2], y[:100] * 0 + (
+        X[:100, 0] > 5.4))
+    assert unpen.solver_ == "newton-cd"
+    X32 = X.astype(np.float32)
+    assert LogisticRegression(solver="liblinear").fit(X32, y == 2).coef_.dtype == np.float64
+    assert LogisticRegression(solver="newton-cg").fit(X32, y == 2).coef_.dtype == np.float32

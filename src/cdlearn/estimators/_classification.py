@@ -386,7 +386,14 @@ class LogisticRegression(_CDClassifier):
         return "logistic", pen, None if inv_c is None else inv_c / n_samples, rho
 
     def _method(self, penalty, n_samples, n_features):
-        return logistic_method(self.solver, self._penalty_name, self.dual)
+        method, formulation = logistic_method(self.solver, self._penalty_name, self.dual)
+        if method == "newton-cg" and penalty == "none":
+            method = "newton-cd"  # newton-cg needs an l2 part; scikit-learn's lbfgs does not
+        return method, formulation
+
+    def _coef_dtype(self, X):
+        # scikit-learn's liblinear returns float64 coef_ whatever X's dtype
+        return np.dtype(np.float64) if self.solver == "liblinear" else super()._coef_dtype(X)
 
     def predict_proba(self, X):
         """Class probabilities: σ(score) when binary, softmax for the multinomial model,
@@ -424,8 +431,6 @@ def logistic_method(solver, penalty, dual):
         if method == "liblinear":
             method = ("dual-cd" if dual is True else
                       "newton-cd" if penalty == "l1" else "newton-cg")
-        if method == "newton-cg" and penalty is None:
-            method = "newton-cd"  # newton-cg needs an l2 part; scikit-learn's lbfgs does not
     formulation = check_dual(dual, method)
     if formulation:
         check_formulation("logistic_regression", penalty, True)
