@@ -497,7 +497,7 @@ class LinearSVC(_CDClassifier):
         check_choice("loss", self.loss, ("squared_hinge", "hinge"))
         check_choice("penalty", self.penalty, ("l1", "l2"))
         if self.multi_class == "crammer_singer":
-            raise ValueError("multi_class='crammer_singer' is not offered by cdlearn's "
+            raise ValueError("multi_class='crammer_singer' is not supported by cdlearn's "
                              "LinearSVC; use multi_class='ovr' (one-vs-rest)")
         check_choice("multi_class", self.multi_class, ("ovr",))
         C = check_positive("C", self.C)
