@@ -87,7 +87,6 @@ QUICK = [
     "test_coordinate_descent.py::test_warm_start",
     "test_coordinate_descent.py::test_lasso_readonly_data",
     "test_coordinate_descent.py::test_lasso_dual_gap",
-    "test_common.py::test_linear_model_regressor_coef_shape",
     "test_sparse_coordinate_descent.py::test_sparse_coef",
     "test_ridge.py::test_ridge_shapes_type",
     "test_ridge.py::test_ridge_individual_penalties",
