@@ -58,7 +58,7 @@ def test_enet_path_explicit_grid_l2_and_coef_init():
                                          coef_init=np.ones(20))
     np.testing.assert_array_equal(alphas, [2.0, 0.5, 0.1])
     np.testing.assert_allclose(coefs, c_ref, atol=1e-6)
-    with pytest.raises(ValueError, match="l1_ratio=0 has no α_max"):
+    with pytest.raises(ValueError, match="Automatic alpha grid generation is not supported for l1_ratio=0"):
         cdlearn.enet_path(X, y, l1_ratio=0.0)
     with pytest.raises(ValueError, match="l1_ratio must be in"):
         cdlearn.enet_path(X, y, l1_ratio=1.5)
@@ -120,12 +120,15 @@ def test_elastic_net_cv_sparse_equals_dense():
 
 def test_elastic_net_cv_errors():
     X, y = _problem()
-    with pytest.raises(ValueError, match="l1_ratio=0 has no α_max"):
+    with pytest.raises(ValueError, match="Automatic alpha grid generation is not supported "
+                                         "for l1_ratio=0"):
         ElasticNetCV(l1_ratio=[0.0, 0.5]).fit(X, y)
     with pytest.raises(ValueError, match="l1_ratio must be in"):
         ElasticNetCV(l1_ratio=[0.5, 1.2]).fit(X, y)
-    with pytest.raises(ValueError, match="alphas must be"):
+    with pytest.raises(ValueError, match=r"alphas\[1\] == -1.0, must be >= 0.0"):
         ElasticNetCV(alphas=[0.1, -1.0]).fit(X, y)
+    with pytest.raises(ValueError, match="alphas must be"):
+        ElasticNetCV(alphas=[0.1, 0.0]).fit(X, y)
     with pytest.raises(TypeError, match="positive must be a bool"):
         ElasticNetCV(positive="no").fit(X, y)
 

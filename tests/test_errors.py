@@ -38,7 +38,7 @@ def _solve(**kw):
         (dict(solver="sgd"), ValueError, "solver='sgd' is not supported"),
         (dict(sampling="greedy"), ValueError, "sampling='greedy' is not supported"),
         (dict(tol=0.0), ValueError, "tol must be > 0"),
-        (dict(max_epochs=0), ValueError, "max_epochs must be >= 1"),
+        (dict(max_epochs=-1), ValueError, "max_epochs must be >= 0"),
         (dict(max_epochs=2.5), TypeError, "max_epochs must be an integer"),
         (dict(batch_size=50), ValueError, "batch_size=50 exceeds"),
         (dict(batch_size=2, sampling="importance"), ValueError, "τ-nice"),

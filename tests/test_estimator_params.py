@@ -203,7 +203,8 @@ def test_logistic_solver_names(solver, method):
 def test_ridge_solver_names(solver, method):
     X, y = _problem(False, n=80, d=6)
     ours = Ridge(alpha=3.0, solver=solver, **TIGHT).fit(X, y)
-    assert method is None or ours.solver_ == method
+    # solver_ is the scikit-learn name given (as scikit-learn's); the method runs under it
+    assert ours.solver_ == (solver if method is not None else "newton-cd")
     ref = sk.Ridge(alpha=3.0, solver="cholesky").fit(X, y)  # closed form
 
     def f(m):
@@ -243,8 +244,11 @@ def test_selection_precompute_copy_X():
         Lasso(selection="greedy").fit(X, y)
     with pytest.raises(ValueError, match="selection='random'"):
         Lasso(selection="random", sampling="importance").fit(X, y)
-    with pytest.raises(ValueError, match="precompute"):
-        Lasso(precompute=X.T @ X).fit(X, y)
+    with pytest.warns(UserWarning, match="Gram matrix was provided but X was centered"):
+        assert Lasso(precompute=X.T @ X).fit(X, y).solver_ == "newton-cd"
+    with pytest.raises(ValueError, match="Gram matrix passed in via 'precompute' parameter did "
+                                         "not pass validation"):
+        Lasso(precompute=X.T @ X + 1.0).fit(X - X.mean(axis=0), y)
     with pytest.raises(ValueError, match="precompute"):
         Lasso(precompute="yes").fit(X, y)
     with pytest.raises(ValueError, match="precompute=True"):

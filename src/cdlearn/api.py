@@ -348,7 +348,7 @@ def check_stopping(*, tol, max_epochs, check_every, callback, coef_tol=None) -> 
     tol = check_positive("tol", tol)
     if coef_tol is not None:
         coef_tol = check_positive("coef_tol", coef_tol)
-    max_epochs = check_int("max_epochs", max_epochs)
+    max_epochs = check_int("max_epochs", max_epochs, low=0)  # 0: the initial point
     if check_every is not None:
         check_every = check_int("check_every", check_every)
     if callback is not None and not callable(callback):

@@ -564,7 +564,8 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         s = np.full(n_samples, float(s))
     if s.ndim != 1 or s.shape[0] != n_samples:
         raise ValueError(
-            f"sample_weight must have shape ({n_samples},), got {np.shape(sample_weight)}"
+            ("Sample weights must be 1D array or scalar: " if s.ndim != 1 else "")
+            + f"sample_weight must have shape ({n_samples},), got {np.shape(sample_weight)}"
         )
     if not np.all(np.isfinite(s)):
         raise ValueError("sample_weight contains NaN or infinity")

@@ -15,6 +15,7 @@ gives their starting point. The grid is geometric from ``λ_max`` down to
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 import threading
@@ -261,6 +262,12 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
                       interrupted=stop.is_set())
 
 
+#: scikit-learn's error for an automatic grid at l1_ratio=0 (no α_max: every α gives w ≠ 0)
+L1_RATIO_ZERO = ("Automatic alpha grid generation is not supported for l1_ratio=0. Please "
+                 "supply a grid by providing your estimator with the appropriate `alphas=` "
+                 "argument.")
+
+
 def _sklearn_path_kw(solve_kw: dict) -> dict:
     """scikit-learn's names for the solver's keywords: ``max_iter`` → ``max_epochs``,
     ``random_state`` (int or None) → ``seed``."""
@@ -273,8 +280,38 @@ def _sklearn_path_kw(solve_kw: dict) -> dict:
     return kw
 
 
-def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_init=None,
-              return_n_iter=False, positive=False, **solve_kw):
+#: scikit-learn's enet_path parameters that only tune its own CD (Gram, copies, checks):
+#: accepted, no effect (cdlearn never modifies X and always validates it)
+_SKLEARN_NO_EFFECT = ("precompute", "Xy", "copy_X", "check_input")
+#: keywords of :func:`cdlearn.solve` that the scikit-learn-style paths do not pass on
+#: (they set them, or scikit-learn's enet_path has no such parameter: ``fit_intercept``)
+_PATH_FIXED = {"X", "y", "loss", "penalty", "lam", "l1_ratio", "fit_intercept", "positive", "w0"}
+
+
+def _grid_arguments(n_alphas, alphas):
+    """scikit-learn 1.9's deprecations of ``n_alphas`` and ``alphas=None`` (same
+    FutureWarnings); returns ``(n_alphas, alphas)`` with ``alphas`` None for a grid."""
+    if isinstance(n_alphas, str) and n_alphas == "deprecated":
+        n_alphas = 100
+    else:
+        warnings.warn("'n_alphas' was deprecated in 1.9 and will be removed in 1.11. 'alphas' "
+                      "now accepts an integer value which removes the need to pass "
+                      "'n_alphas'. The default value of 'alphas' will change from None to 100 "
+                      "in 1.11. Pass an explicit value to 'alphas' and leave 'n_alphas' to its "
+                      "default value to silence this warning.", FutureWarning, stacklevel=3)
+    if isinstance(alphas, str) and alphas == "warn":
+        alphas = None
+    elif alphas is None:
+        warnings.warn("'alphas=None' is deprecated and will be removed in 1.11, at which point "
+                      "the default value will be set to 100. Set 'alphas=100' to silence this "
+                      "warning.", FutureWarning, stacklevel=3)
+    if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
+        n_alphas, alphas = int(alphas), None
+    return n_alphas, alphas
+
+
+def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas="deprecated", alphas="warn",
+              coef_init=None, return_n_iter=False, positive=False, **solve_kw):
     """The elastic-net path in :func:`sklearn.linear_model.enet_path`'s convention.
 
     Objective ``(1/2n)‖y - Xw‖² + αρ‖w‖₁ + α(1-ρ)/2 ‖w‖²`` (ρ = ``l1_ratio``; no
@@ -284,9 +321,10 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_i
 
     Parameters
     ----------
-    alphas : int, array-like or None
-        The grid (sorted decreasing); an int (scikit-learn ≥ 1.7) or None
-        (then ``n_alphas``) gives a geometric grid from α_max down to ``eps·α_max``.
+    alphas : int or array-like, default 100 values
+        The grid (sorted decreasing); an int gives a geometric grid from α_max
+        down to ``eps·α_max``. ``n_alphas`` and ``alphas=None`` are deprecated,
+        as in scikit-learn 1.9 (FutureWarning).
     coef_init : (n_features,) start of the first point (``w0``).
     positive : bool, constrain ``w ≥ 0`` (α_max then from the largest positive
         correlation, as scikit-learn's).
@@ -294,7 +332,9 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_i
         :func:`cdlearn.solve`'s keywords (``tol``, ``max_epochs``, ``solver``,
         ``sample_weight`` ...); scikit-learn's ``max_iter`` and ``random_state``
         are accepted for ``max_epochs`` and ``seed``. ``tol`` is cdlearn's
-        (gap ≤ tol·P(0)), not scikit-learn's.
+        (gap ≤ tol·P(0)), not scikit-learn's. scikit-learn's ``precompute``,
+        ``Xy``, ``copy_X`` and ``check_input`` are accepted with no effect;
+        other keywords raise its ValueError ("Unexpected parameters in params").
 
     Returns
     -------
@@ -308,10 +348,15 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_i
     rho = check_positive("l1_ratio", l1_ratio, allow_zero=True)
     if rho > 1:
         raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
-    if isinstance(alphas, numbers.Integral) and not isinstance(alphas, bool):
-        n_alphas, alphas = int(alphas), None
+    n_alphas, alphas = _grid_arguments(n_alphas, alphas)
+    for name in _SKLEARN_NO_EFFECT:
+        solve_kw.pop(name, None)
+    unexpected = set(solve_kw) - (set(inspect.signature(solve).parameters) - _PATH_FIXED
+                                  | {"max_iter", "random_state"})
+    if unexpected:
+        raise ValueError("Unexpected parameters in params", sorted(unexpected))
     if alphas is None and rho == 0:
-        raise ValueError("l1_ratio=0 has no α_max: give the grid as an array (alphas=[...])")
+        raise ValueError(L1_RATIO_ZERO)
     penalty = "l1" if rho == 1 else ("l2" if rho == 0 else "elastic_net")
     res = path(X, y, loss="squared", penalty=penalty, lams=alphas, n_lams=n_alphas, eps=eps,
                l1_ratio=rho, fit_intercept=False, w0=coef_init, positive=positive,
@@ -320,7 +365,7 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas=100, alphas=None, coef_i
     return (*out, res.n_epochs) if return_n_iter else out
 
 
-def lasso_path(X, y, *, eps=1e-3, n_alphas=100, alphas=None, coef_init=None,
+def lasso_path(X, y, *, eps=1e-3, n_alphas="deprecated", alphas="warn", coef_init=None,
                return_n_iter=False, positive=False, **solve_kw):
     """The Lasso path in :func:`sklearn.linear_model.lasso_path`'s convention.
 

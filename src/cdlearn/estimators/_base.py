@@ -13,9 +13,13 @@ one-vs-rest).
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
 from sklearn.base import BaseEstimator
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -40,7 +44,9 @@ TOL_DOC = """    tol : float, default=1e-4
         ``‖coef_ − w*‖∞ ≤ tol · ‖coef_‖∞`` for the exact minimiser ``w*``, by
         ``‖w − w*‖² ≤ 2 gap / μ`` with μ the objective's strong convexity on the
         support (:mod:`cdlearn.solvers.stopping`). A fit stopped by ``max_iter``
-        first warns (``ConvergenceWarning``).
+        first warns (``ConvergenceWarning``). ``tol=0`` (not for LinearSVC, as in
+        scikit-learn) drops the coefficient test and asks for the smallest gap,
+        ``1e-15 · P(0)``: in practice the fit runs to ``max_iter``.
 """
 
 
@@ -49,8 +55,9 @@ def gap_tol(tol) -> float:
 
     The multinomial model stops on this gap alone: its coefficient test
     (:mod:`cdlearn.solvers.stopping`) is written for one weight vector.
+    ``tol=0`` (scikit-learn's "run to ``max_iter``") asks for :data:`MIN_GAP_TOL`.
     """
-    return max(GAP_TOL_RATIO * check_positive("tol", tol), MIN_GAP_TOL)
+    return max(GAP_TOL_RATIO * check_positive("tol", tol, allow_zero=True), MIN_GAP_TOL)
 
 
 def seed_from(random_state):
@@ -69,7 +76,8 @@ def seed_from(random_state):
 
 
 def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_ratio,
-                 fit_intercept, solver, options, warm=None, n_jobs=None, dual=None):
+                 fit_intercept, solver, options, warm=None, n_jobs=None, dual=None,
+                 not_converged=None):
     """Solve one problem per target on a shared design; returns ``(results, solver_name)``.
 
     ``warm`` is a list (one per target) of dicts ``{w, intercept, alpha}`` or None.
@@ -78,7 +86,8 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
     would have chosen dual CD), None leaves the choice to ``auto``.
     The problems run on :func:`cdlearn.multiclass.run_many`'s thread pool (the
     mechanism of ``cdlearn.solve``'s one-vs-rest), ``n_jobs`` threads in
-    scikit-learn's convention (None: 1, -1: all cores).
+    scikit-learn's convention (None: 1, -1: all cores). ``not_converged``: see
+    :func:`rewarn` (one warning per call).
     """
     method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
@@ -96,8 +105,31 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
             kw.update(warm_start_kwargs(design, y, sample_weights[k], solver=method, loss=loss,
                                         **warm[k]))
         kws.append(kw)
-    results = run_many(design, targets, kws, n_jobs=1 if n_jobs is None else n_jobs)
+    n_jobs = 1 if n_jobs is None else n_jobs
+    if not_converged is None:
+        return run_many(design, targets, kws, n_jobs=n_jobs), method
+    results = rewarn(lambda: run_many(design, targets, kws, n_jobs=n_jobs), not_converged, method)
     return results, method
+
+
+def rewarn(run, not_converged, method):
+    """``run()`` (a list of results) with its solvers' ConvergenceWarnings replaced by one
+    whose text is ``not_converged(result, method)`` (scikit-learn's, which its tests
+    match), followed by the solver's own message; for a problem stopped by ``max_epochs``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        results = run()
+    stopped = [r for r in results if not r.converged and r.message.startswith("max_epochs=")]
+    if stopped:
+        warnings.warn(f"{not_converged(stopped[0], method)} (cdlearn: {method}: "
+                      f"{stopped[0].message})", ConvergenceWarning, stacklevel=4)
+    return results
+
+
+#: scikit-learn's ConvergenceWarning text for Lasso and ElasticNet (its coordinate descent)
+ENET_NOT_CONVERGED = ("Objective did not converge. You might want to increase the number of "
+                      "iterations, check the scale of the features or consider increasing "
+                      "regularisation.")
 
 
 class CDEstimatorBase(BaseEstimator):
@@ -105,20 +137,27 @@ class CDEstimatorBase(BaseEstimator):
 
     #: the epochs of ``max_iter=None`` where an estimator allows it (Ridge); None refuses it
     _default_max_iter = None
+    #: scikit-learn's bounds (``_parameter_constraints``): ``max_iter >= 1`` and
+    #: ``tol >= 0`` but for the classifiers (``max_iter=0``: the initial point) and
+    #: LinearSVC (``tol > 0``)
+    _min_max_iter = 1
+    _tol_may_be_zero = True
 
     def _solve_options(self) -> dict:
-        tol = check_positive("tol", self.tol)
+        tol = check_positive("tol", self.tol, allow_zero=self._tol_may_be_zero)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
-                    tol=gap_tol(tol), coef_tol=tol,
+                    # tol=0 runs to max_iter unless the gap reaches MIN_GAP_TOL
+                    tol=gap_tol(tol), coef_tol=tol if tol > 0 else None,
                     max_epochs=check_int("max_iter", self._default_max_iter
-                                         if self.max_iter is None else self.max_iter),
+                                         if self.max_iter is None else self.max_iter,
+                                         low=self._min_max_iter),
                     seed=seed_from(self.random_state), verbose=bool(self.verbose))
 
     def _warm_list(self, n_problems: int, n_features: int):
         """Previous solutions as warm starts (None when not warm starting)."""
         if not self.warm_start or not hasattr(self, "coef_"):
             return None
-        coef = np.atleast_2d(np.asarray(self.coef_, dtype=np.float64))
+        coef = np.atleast_2d(dense_coef(self.coef_).astype(np.float64))
         if coef.shape != (n_problems, n_features):
             return None
         # a coef_ set by the user has no intercept_: start the intercept cold, as
@@ -146,13 +185,44 @@ class CDEstimatorBase(BaseEstimator):
     def _linear_scores(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES, reset=False)
-        coef = np.asarray(self.coef_)
-        return safe_sparse_dot(X, coef.T, dense_output=True) + self.intercept_
+        coef = self.coef_ if sp.issparse(self.coef_) else np.asarray(self.coef_)
+        return np.asarray(safe_sparse_dot(X, coef.T, dense_output=True)) + self.intercept_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
         return tags
+
+
+def dense_coef(coef) -> np.ndarray:
+    """``coef_`` as an array, also after :meth:`SparseCoefMixin.sparsify`."""
+    return coef.toarray() if sp.issparse(coef) else np.asarray(coef)
+
+
+def sparse_rows(coef):
+    """``coef`` (2-D) in CSR, in scikit-learn's configured container (``sparse_interface``)."""
+    if get_config().get("sparse_interface", "spmatrix") == "sparray":
+        return sp.csr_array(coef)
+    return sp.csr_matrix(coef)
+
+
+class SparseCoefMixin:
+    """scikit-learn's ``sparsify``/``densify`` of a linear classifier's ``coef_``."""
+
+    def sparsify(self):
+        """Store ``coef_`` as a CSR matrix (predictions are unchanged); returns self."""
+        check_is_fitted(self, msg=f"Estimator, {type(self).__name__}, must be fitted "
+                                  "before sparsifying.")
+        self.coef_ = sparse_rows(self.coef_)
+        return self
+
+    def densify(self):
+        """Store ``coef_`` as a numpy array again (after :meth:`sparsify`); returns self."""
+        check_is_fitted(self, msg=f"Estimator, {type(self).__name__}, must be fitted "
+                                  "before densifying.")
+        if sp.issparse(self.coef_):
+            self.coef_ = self.coef_.toarray()
+        return self
 
 
 def check_ratio(name, value) -> float:
@@ -223,8 +293,45 @@ PRECOMPUTE_DOC = """    precompute : bool or "auto", default=False
         loss the model is the problem itself, so this is CD on the precomputed
         Gram matrix, as scikit-learn's). False and "auto": the method
         ``solver="auto"`` chooses (ws-cd for an l1 part, which never forms the
-        Gram matrix). A user-supplied Gram array is not offered (ValueError).
+        Gram matrix). A Gram array is checked as scikit-learn checks it
+        (:func:`gram_precompute`), then formed again: the same as True.
+        With ``positive=True`` it has no effect (newton-cd takes no constraint).
 """
+
+
+def gram_precompute(precompute, X, sample_weight, fit_intercept):
+    """scikit-learn's handling of a Gram array given as ``precompute``: True once checked.
+
+    cdlearn forms ``XᵀSX`` itself (``precompute=True``), so the array is only
+    checked, as scikit-learn checks it: one entry against the centred,
+    ``√s``-scaled X (ValueError if it differs); with an intercept and X not
+    centred it is recomputed with scikit-learn's UserWarning; sparse X ignores it.
+    Other values are returned as they are.
+    """
+    if not hasattr(precompute, "__array__"):
+        return precompute
+    if sp.issparse(X):
+        return False
+    gram = np.asarray(precompute)
+    d = X.shape[1]
+    if gram.shape != (d, d):
+        raise ValueError(f"precompute: a Gram matrix must have shape {(d, d)}, got {gram.shape}")
+    offset = sample_weight @ X / sample_weight.sum() if fit_intercept else np.zeros(d)
+    if fit_intercept and not np.allclose(offset, 0.0):
+        warnings.warn("Gram matrix was provided but X was centered to fit intercept: "
+                      "recomputing Gram matrix.", UserWarning, stacklevel=4)
+        return True
+    f1 = d // 2
+    f2 = min(f1 + 1, d - 1)
+    root = np.sqrt(sample_weight).astype(X.dtype)
+    expected = np.dot(root * (X[:, f1] - offset[f1]), root * (X[:, f2] - offset[f2]))
+    rtol = max(1e-4 if t == np.float32 else 1e-7 for t in (gram.dtype, expected.dtype))
+    if not np.isclose(expected, gram[f1, f2], rtol=rtol, atol=1e-5):
+        raise ValueError("Gram matrix passed in via 'precompute' parameter did not pass "
+                         "validation when a single element was checked - please check that "
+                         f"it was computed properly. For element ({f1},{f2}) we computed "
+                         f"{expected} but the user-supplied value was {gram[f1, f2]}.")
+    return True
 
 
 def precompute_solver(precompute, solver):
@@ -233,8 +340,7 @@ def precompute_solver(precompute, solver):
         check_choice("precompute", precompute, ("auto",))
         return solver, {}
     if not isinstance(precompute, bool | np.bool_):
-        raise ValueError("precompute must be True, False or 'auto'; a precomputed Gram "
-                         "array is not offered (cdlearn forms XᵀSX itself with precompute=True)")
+        raise ValueError("precompute must be True, False, 'auto' or a Gram matrix (array)")
     if not precompute:
         return solver, {}
     if solver not in ("auto", "newton-cd"):

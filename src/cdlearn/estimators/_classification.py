@@ -23,6 +23,7 @@ from ._base import (
     DTYPES,
     TOL_DOC,
     CDEstimatorBase,
+    SparseCoefMixin,
     check_bool,
     check_intercept_scaling,
     check_ratio,
@@ -58,8 +59,25 @@ def class_sample_weight(class_weight, classes, y, sw):
     return sw * cw[np.searchsorted(classes, y)]
 
 
-class _CDClassifier(ClassifierMixin, CDEstimatorBase):
+_SCALE_ADVICE = ("Increase the number of iterations (max_iter) or scale the data as shown in:\n"
+                 "    https://scikit-learn.org/stable/modules/preprocessing.html")
+#: scikit-learn's ConvergenceWarning texts by solver name (LinearSVC: liblinear's)
+NOT_CONVERGED = {
+    "newton-cg": "newton-cg failed to converge at duality gap = {gap:.3e}. Increase the number "
+                 "of iterations.",
+    "liblinear": "Liblinear failed to converge, increase the number of iterations.",
+    "sag": "The max_iter was reached which means the coef_ did not converge",
+    "saga": "The max_iter was reached which means the coef_ did not converge",
+    "lbfgs": "lbfgs failed to converge after {n} iteration(s). " + _SCALE_ADVICE,
+    "newton-cholesky": "Newton solver did not converge after {n} iterations.",
+    "auto": "{method} failed to converge after {n} iteration(s). " + _SCALE_ADVICE,
+}
+
+
+class _CDClassifier(SparseCoefMixin, ClassifierMixin, CDEstimatorBase):
     """Linear classifier on :func:`cdlearn.solve`; subclasses give loss and penalty."""
+
+    _min_max_iter = 0  # scikit-learn's: max_iter=0 returns the initial point (coef_ = 0)
 
     #: "multinomial": ≥ 3 classes fit one softmax model (LogisticRegression), else OvR
     _multiclass = "ovr"
@@ -93,22 +111,32 @@ class _CDClassifier(ClassifierMixin, CDEstimatorBase):
         loss, penalty, lam, l1_ratio = self._objective(n)
         solver, dual = self._method(penalty, design.n_samples, design.n_features)
         self.classes_ = classes
+        options = self._solve_options()
+        warm = self._warm_list(len(targets), design.n_features)
         results, method = run_problems(
             design, targets, [sw] * len(targets), loss=loss, penalty=penalty, lam=lam,
             l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=solver,
-            options=self._solve_options(),
-            warm=self._warm_list(len(targets), design.n_features), n_jobs=self.n_jobs,
-            dual=dual,
+            options=options, warm=warm, n_jobs=self.n_jobs, dual=dual,
+            not_converged=self._not_converged,
         )
         self._store_results(results, method)
         dtype = self._coef_dtype(X)
         self.coef_ = np.vstack([r.w for r in results]).astype(dtype, copy=False)
         self.intercept_ = np.array([r.intercept if self.fit_intercept else 0.0
                                     for r in results], dtype=dtype)
+        if options["max_epochs"] == 0 and warm is None:
+            # max_iter=0 returns scikit-learn's starting point, w = 0 and b = 0 (probabilities
+            # 1/2); dual_gap_ is the certificate's, at w = 0 with b at its exact minimiser
+            self.intercept_[:] = 0.0
         self.n_iter_ = np.array([r.n_epochs for r in results])
         self.dual_gap_ = np.array([r.gap for r in results])
         self.trace_ = results[0].trace if len(results) == 1 else [r.trace for r in results]
         return self
+
+    def _not_converged(self, result, method):
+        """scikit-learn's ConvergenceWarning text for the solver asked for (its tests match it)."""
+        name = self.solver if self.solver in NOT_CONVERGED else "auto"
+        return NOT_CONVERGED[name].format(method=method, n=result.n_epochs, gap=result.gap)
 
     def decision_function(self, X):
         """Signed scores ``X @ coef_.T + intercept_``: (n,) binary, (n, K) OvR."""
@@ -141,7 +169,8 @@ _COMMON_PARAMS = """
         class ("balanced": ``n / (K · weighted class count)``, counts weighted by
         ``sample_weight`` as scikit-learn's).
 """ + TOL_DOC + """    max_iter : int, default=1000
-        Maximum number of epochs per binary problem.
+        Maximum number of epochs per binary problem; 0 returns the starting point
+        (``coef_ = 0``, ``intercept_ = 0``, as scikit-learn's).
     warm_start : bool, default=False
         Start from the previous ``coef_``/``intercept_`` (and dual variables).
     random_state : int, RandomState or None, default=None
@@ -163,7 +192,8 @@ _COMMON_PARAMS = """
     classes_ : (n_classes,)
     coef_ : (1, n_features) binary, (n_classes, n_features) OvR
     intercept_ : (1,) or (n_classes,)
-    n_iter_ : (1,) or (n_classes,) epochs per binary problem
+    n_iter_ : (1,) or (n_classes,) epochs per binary problem (LinearSVC: an int, the most,
+        as scikit-learn's)
     dual_gap_ : (1,) or (n_classes,) final duality gaps of cdlearn's objective
     solver_ : str, the method run
     trace_ : :class:`cdlearn.Trace` (a list, one per class, for OvR)
@@ -323,6 +353,7 @@ class LogisticRegression(_CDClassifier):
         newton-cd (the Hessian formed); "liblinear" → dual CD with
         ``dual=True``, else newton-cd for l1 (liblinear's newGLMNET) and
         newton-cg for l2 (its trust-region Newton); "sag", "saga" → "auto".
+        Without a penalty (``C=np.inf``) newton-cg's names run newton-cd.
     """ + _COMMON_PARAMS
 
     def __init__(self, penalty="deprecated", *, C=1.0, l1_ratio=0.0, dual="auto", tol=1e-4,
@@ -355,7 +386,14 @@ class LogisticRegression(_CDClassifier):
         return "logistic", pen, None if inv_c is None else inv_c / n_samples, rho
 
     def _method(self, penalty, n_samples, n_features):
-        return logistic_method(self.solver, self._penalty_name, self.dual)
+        method, formulation = logistic_method(self.solver, self._penalty_name, self.dual)
+        if method == "newton-cg" and penalty == "none":
+            method = "newton-cd"  # newton-cg needs an l2 part; scikit-learn's lbfgs does not
+        return method, formulation
+
+    def _coef_dtype(self, X):
+        # scikit-learn's liblinear returns float64 coef_ whatever X's dtype
+        return np.dtype(np.float64) if self.solver == "liblinear" else super()._coef_dtype(X)
 
     def predict_proba(self, X):
         """Class probabilities: σ(score) when binary, softmax for the multinomial model,
@@ -431,6 +469,7 @@ class LinearSVC(_CDClassifier):
     """ + _COMMON_PARAMS
 
     _float32_coef = False  # scikit-learn's (liblinear's) coef_ is float64
+    _tol_may_be_zero = False  # scikit-learn's LinearSVC: tol > 0
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4, C=1.0,
                  multi_class="ovr", fit_intercept=True, intercept_scaling=1,
@@ -458,11 +497,20 @@ class LinearSVC(_CDClassifier):
         check_choice("loss", self.loss, ("squared_hinge", "hinge"))
         check_choice("penalty", self.penalty, ("l1", "l2"))
         if self.multi_class == "crammer_singer":
-            raise ValueError("multi_class='crammer_singer' is not offered by cdlearn's "
+            raise ValueError("multi_class='crammer_singer' is not supported by cdlearn's "
                              "LinearSVC; use multi_class='ovr' (one-vs-rest)")
         check_choice("multi_class", self.multi_class, ("ovr",))
         C = check_positive("C", self.C)
         return self.loss, self.penalty, 1.0 / (C * n_samples), 0.5
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit one binary problem (two classes) or one per class (OvR)."""
+        super().fit(X, y, sample_weight)
+        self.n_iter_ = int(np.max(self.n_iter_))  # scikit-learn's: the most over the classes
+        return self
+
+    def _not_converged(self, result, method):
+        return NOT_CONVERGED["liblinear"]
 
     def _method(self, penalty, n_samples, n_features):
         method = check_solver(self.solver, {})

@@ -17,12 +17,13 @@ from joblib import Parallel, delayed
 from sklearn.base import RegressorMixin
 from sklearn.metrics import get_scorer, make_scorer
 from sklearn.model_selection import check_cv
+from sklearn.utils import check_scalar
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
 from ..multiclass import n_workers
-from ..paths import lambda_grid, lambda_max, path, reemit
+from ..paths import L1_RATIO_ZERO, lambda_grid, lambda_max, path, reemit
 from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
@@ -101,6 +102,10 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
     def _grids(self, X, y, sw, ratios, positive):
         n_alphas = self._n_alphas()
         if n_alphas is None:
+            given = self.alphas if isinstance(self.alphas, list | tuple) else np.ravel(self.alphas)
+            for k, alpha in enumerate(given):  # scikit-learn's messages
+                check_scalar(alpha.item() if isinstance(alpha, np.generic) else alpha,
+                             f"alphas[{k}]", target_type=numbers.Real, min_val=0.0)
             alphas = np.sort(np.asarray(self.alphas, dtype=np.float64).ravel())[::-1]
             if alphas.size == 0 or np.any(alphas <= 0) or not np.all(np.isfinite(alphas)):
                 raise ValueError("alphas must be a positive int or a non-empty array of "
@@ -114,8 +119,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         grids = []
         for rho in ratios:
             if rho == 0.0:
-                raise ValueError("l1_ratio=0 has no α_max: give the grid as an array "
-                                 "(alphas=[...])")
+                raise ValueError(L1_RATIO_ZERO)
             lmax = lambda_max(design, y, loss="squared", penalty=_enet_penalty(rho),
                               l1_ratio=rho, fit_intercept=self.fit_intercept,
                               sample_weight=sw * (n / sw.sum()), positive=positive)

@@ -100,7 +100,7 @@ class GroupLasso(_CDRegressor):
         alpha = check_positive("alpha", self.alpha, allow_zero=True)
         return ("group_l2", alpha, 1.0) if alpha > 0 else ("none", None, 1.0)
 
-    def _method(self):
+    def _method(self, X, sample_weight):
         return "block-cd", self._solve_options()
 
     def _solve_options(self) -> dict:

@@ -24,9 +24,12 @@ from ..data import check_choice, check_sample_weight
 from ..multioutput import solve_multinomial
 from ..solvers import SOLVERS
 from ..solvers.multi_cd import MULTI_SOLVERS
-from ._base import gap_tol, seed_from
+from ._base import dense_coef, gap_tol, seed_from
 
 BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
+#: scikit-learn's names of solvers that fit the multinomial model: cdlearn's choice
+#: (``"auto"``) fits it (scikit-learn's "newton-cg" is also cdlearn's binary method's name)
+SKLEARN_MULTINOMIAL = ("lbfgs", "newton-cg", "newton-cholesky", "sag", "saga")
 
 
 def fit_multinomial(est, design, y, classes, sample_weight):
@@ -36,13 +39,16 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     multiplied by the class weights. The objective is ``est._objective``'s
     (scikit-learn's ``C Σ s_i CE_i + r(W)`` divided by ``C n``).
     """
-    if est.solver in SOLVERS:
+    if est.solver in SKLEARN_MULTINOMIAL:  # scikit-learn's solvers of this model
+        solver = "auto"
+    elif est.solver in SOLVERS:
         raise ValueError(
             f"solver={est.solver!r} solves binary problems; the multinomial model "
             f"({classes.size} classes) is fit by solver='auto', 'multinomial-lbfgs' or "
             "'multi-cd'. For one-vs-rest use "
             "sklearn.multiclass.OneVsRestClassifier(LogisticRegression(...))")
-    solver = check_choice("solver", est.solver, ("auto",) + MULTI_SOLVERS)
+    else:
+        solver = check_choice("solver", est.solver, ("auto",) + MULTI_SOLVERS)
     sampling = "cyclic" if est.sampling is None else est.sampling
     if sampling not in BLOCK_ORDERS:
         raise ValueError(f"sampling={sampling!r} is not available for the multinomial model; "
@@ -56,7 +62,7 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     W0 = b0 = None
     coef = getattr(est, "coef_", None)
     if est.warm_start and coef is not None and np.shape(coef) == (classes.size, d):
-        W0, b0 = np.asarray(coef).T, est.intercept_
+        W0, b0 = dense_coef(coef).T, est.intercept_
     res = solve_multinomial(
         design, y, lam=1.0 if penalty == "none" else lam, penalty=penalty, l1_ratio=l1_ratio,
         fit_intercept=est.fit_intercept, sample_weight=sw, solver=solver, sampling=sampling,

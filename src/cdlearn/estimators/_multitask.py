@@ -15,7 +15,17 @@ from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_choice, check_positive, check_sample_weight
 from ..multioutput import solve_multitask
-from ._base import ACCEPT_SPARSE, DTYPES, CDEstimatorBase, check_bool, check_ratio, seed_from
+from ._base import (
+    ACCEPT_SPARSE,
+    DTYPES,
+    ENET_NOT_CONVERGED,
+    MIN_GAP_TOL,
+    CDEstimatorBase,
+    check_bool,
+    check_ratio,
+    rewarn,
+    seed_from,
+)
 
 #: scikit-learn's selection -> the block order of cdlearn.solvers.multi_cd
 _SELECTION = {"cyclic": "cyclic", "random": "uniform", "shuffle": "shuffle"}
@@ -98,11 +108,13 @@ class MultiTaskElasticNet(RegressorMixin, CDEstimatorBase):
         coef = getattr(self, "coef_", None)
         if self.warm_start and coef is not None and np.shape(coef) == (Y.shape[1], d):
             W0, b0 = np.asarray(coef, dtype=np.float64).T, self.intercept_
-        res = solve_multitask(design, Y, lam=alpha, l1_ratio=rho,
-                              fit_intercept=self.fit_intercept, sample_weight=sw,
-                              sampling=_SELECTION[self.selection], tol=self.tol,
-                              max_epochs=self.max_iter, seed=seed_from(self.random_state),
-                              W0=W0, b0=b0, verbose=bool(self.verbose))
+        [res] = rewarn(lambda: [solve_multitask(
+            design, Y, lam=alpha, l1_ratio=rho, fit_intercept=self.fit_intercept,
+            sample_weight=sw, sampling=_SELECTION[self.selection],
+            tol=max(check_positive("tol", self.tol, allow_zero=True), MIN_GAP_TOL),
+            max_epochs=self.max_iter, seed=seed_from(self.random_state), W0=W0, b0=b0,
+            verbose=bool(self.verbose))],
+            lambda r, _: f"{ENET_NOT_CONVERGED} Duality gap: {r.gap:.3e}", "multi-cd")
         self.coef_ = np.ascontiguousarray(res.w.T)
         self.intercept_ = res.intercept if self.fit_intercept else np.zeros(Y.shape[1])
         self.n_iter_ = int(res.n_epochs)

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import RegressorMixin
+from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
 from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
+    ENET_NOT_CONVERGED,
     PRECOMPUTE_DOC,
     SELECTION_DOC,
     TOL_DOC,
@@ -23,10 +25,58 @@ from ._base import (
     check_copy_X,
     check_ratio,
     check_solver,
+    gram_precompute,
     precompute_solver,
     run_problems,
     selection_sampling,
+    sparse_rows,
 )
+
+
+def enet_dual_gap(X, y, sw, w, b, lam, l1_ratio, *, fit_intercept, positive=False) -> float:
+    """scikit-learn's ``dual_gap_`` of ElasticNet/Lasso at ``(w, b)``, in the ``1/n`` scaling.
+
+    The dual point is the weighted residual ``R = √s (y - Xw - b)``, scaled
+    into the dual feasible set (scikit-learn's "formulation A"; the Lasso's
+    in the order of operations of scikit-learn's ``test_lasso_dual_gap``, a
+    gap of 1e-13 being a difference of numbers of order 1); without an l1 part formulation B, and without a penalty the
+    squared norm of the gradient ``X̃ᵀR`` (no dual). ``X̃``, ``ỹ`` are centred with the weighted
+    means when there is an intercept: with ``b`` at its minimiser ``Σ s r = 0``,
+    so ``X̃ᵀR = Xᵀ(√s R)``.
+    """
+    n = X.shape[0]
+    lam = 0.0 if lam is None else lam
+    l1, l2 = lam * l1_ratio * n, lam * (1.0 - l1_ratio) * n
+    def dot(A, v):  # in X's dtype, as scikit-learn's: a float32 X is never copied to float64
+        return np.asarray(safe_sparse_dot(A, v.astype(X.dtype, copy=False),
+                                          dense_output=True), dtype=np.float64).ravel()
+
+    r = y - dot(X, w) - b
+    root = np.sqrt(sw)
+    R = root * r
+    XtR = dot(X.T, root * R)
+    if fit_intercept:  # X̃, ỹ centred by their weighted means
+        XtR -= dot(X.T, sw) / sw.sum() * (root @ R)
+        y = y - (sw @ y) / sw.sum()
+    y = root * y
+    if l1_ratio == 1.0 and lam > 0:  # Lasso: θ = R / max(1, ‖X̃ᵀR‖∞ / nλ)
+        primal = 0.5 * np.mean(R ** 2) + lam * np.sum(np.abs(w))
+        scale = np.max((XtR if positive else np.abs(XtR)) / (n * lam), initial=0.0)
+        theta = R / scale if scale > 1 else R
+        return float(primal - 0.5 * (np.mean(y ** 2) - np.mean((y - theta) ** 2)))
+    Ry = R @ y
+    R2, w2 = R @ R, w @ w
+    if l1 == 0.0:
+        norm = XtR @ XtR
+        if l2 == 0.0:
+            return float(norm / n)
+        return float((R2 + 0.5 * l2 * w2 - Ry + norm / (2 * l2)) / n)
+    XtA = XtR - l2 * w
+    dual_norm = XtA.max(initial=0.0) if positive else np.abs(XtA).max(initial=0.0)
+    scale = l1 / dual_norm if dual_norm > l1 else 1.0
+    primal = 0.5 * (R2 + l2 * w2) + l1 * np.abs(w).sum()
+    dual = -0.5 * scale ** 2 * (R2 + l2 * w2) + scale * Ry
+    return float((primal - dual) / n)
 
 
 class _CDRegressor(RegressorMixin, CDEstimatorBase):
@@ -34,12 +84,18 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
 
     #: scikit-learn's Lasso/ElasticNet rescale sample weights to sum to n_samples
     _normalize_weights = False
+    #: dual_gap_ is scikit-learn's (:func:`enet_dual_gap`), not the solver's certificate
+    _sklearn_gap = False
 
     def _objective(self, n_samples):
         """(penalty, λ, l1_ratio) of cdlearn's objective."""
         raise NotImplementedError
 
-    def _method(self):
+    def _objectives(self, n_samples, n_targets):
+        """One :meth:`_objective` per target (Ridge takes one alpha per target)."""
+        return [self._objective(n_samples)] * n_targets
+
+    def _method(self, X, sample_weight):
         """(solver, options of ``solve``) from the estimator's parameters."""
         check_copy_X(self.copy_X)
         return check_solver(self.solver, {}), self._solve_options()
@@ -55,31 +111,60 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
         sw = check_sample_weight(sample_weight, n)
         if self._normalize_weights:
             sw = sw * (n / sw.sum())
-        penalty, lam, l1_ratio = self._objective(n)
-        solver, options = self._method()
         Y = np.asarray(y, dtype=np.float64).reshape(n, -1)
         targets = [np.ascontiguousarray(Y[:, k]) for k in range(Y.shape[1])]
-        results, method = run_problems(
-            design, targets, [sw] * len(targets), loss="squared", penalty=penalty, lam=lam,
-            l1_ratio=l1_ratio, fit_intercept=self.fit_intercept, solver=solver,
-            options=options,
-            warm=self._warm_list(len(targets), design.n_features),
-        )
-        self._store_results(results, method)
-        dtype = self._coef_dtype(X)
+        objectives = self._objectives(n, len(targets))
+        solver, options = self._method(X, sw)
+        warm = self._warm_list(len(targets), design.n_features)
+        results, methods = [None] * len(targets), []
+        for objective in dict.fromkeys(objectives):  # the targets sharing one objective
+            penalty, lam, l1_ratio = objective
+            ks = [k for k, o in enumerate(objectives) if o == objective]
+            some, method = run_problems(
+                design, [targets[k] for k in ks], [sw] * len(ks), loss="squared",
+                penalty=penalty, lam=lam, l1_ratio=l1_ratio, fit_intercept=self.fit_intercept,
+                solver=self._solver_for(penalty, solver), options=options,
+                warm=None if warm is None else [warm[k] for k in ks],
+                not_converged=self._not_converged,
+            )
+            for k, r in zip(ks, some, strict=True):
+                results[k] = r
+            methods.append(method)
+        self._store_results(results, methods[0])
+        self._set_coef(results, self._coef_dtype(X), np.ndim(y))
+        if self._sklearn_gap:
+            gaps = [enet_dual_gap(X, targets[k], sw, r.w, r.intercept, *objectives[k][1:],
+                                  fit_intercept=self.fit_intercept, positive=bool(self.positive))
+                    for k, r in enumerate(results)]
+            self.dual_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
+        return self
+
+    def _solver_for(self, penalty, solver):
+        """The method for one objective (Ridge: alpha=0 needs another one)."""
+        return solver
+
+    def _not_converged(self, result, method):
+        """scikit-learn's ConvergenceWarning text (its tests match it)."""
+        return f"{ENET_NOT_CONVERGED} Duality gap: {result.gap:.3e}"
+
+    def _set_coef(self, results, dtype, y_ndim):
+        """scikit-learn's attribute shapes: one target (y of shape (n,) or (n, 1)) gives
+        ``coef_`` (d,), scalar ``n_iter_``/``dual_gap_``, and ``intercept_`` a numpy
+        scalar for a 1-d y, shape (1,) for a column; no intercept is ``0.0``."""
         coef = np.vstack([r.w for r in results]).astype(dtype, copy=False)
-        b = np.array([r.intercept if self.fit_intercept else 0.0 for r in results], dtype=dtype)
-        if np.ndim(y) == 1:
-            self.coef_, self.intercept_ = coef[0], b[0] if dtype == np.float32 else float(b[0])
+        b = np.array([r.intercept for r in results], dtype=dtype)
+        if len(results) == 1:
+            self.coef_ = coef[0]
             self.n_iter_ = int(results[0].n_epochs)
-            self.dual_gap_ = float(results[0].gap)
+            self.dual_gap_ = results[0].gap
             self.trace_ = results[0].trace
+            b = b[0] if y_ndim == 1 else b
         else:
-            self.coef_, self.intercept_ = coef, b
+            self.coef_ = coef
             self.n_iter_ = np.array([r.n_epochs for r in results])
             self.dual_gap_ = np.array([r.gap for r in results])
             self.trace_ = [r.trace for r in results]
-        return self
+        self.intercept_ = b if self.fit_intercept else 0.0
 
     def predict(self, X):
         """``X @ coef_.T + intercept_``."""
@@ -119,7 +204,8 @@ _COMMON_PARAMS = """
     coef_ : (n_features,) or (n_targets, n_features)
     intercept_ : float or (n_targets,)
     n_iter_ : int or (n_targets,) epochs run
-    dual_gap_ : float or (n_targets,) final duality gap of cdlearn's objective
+    dual_gap_ : float or (n_targets,) final duality gap (Lasso, ElasticNet: scikit-learn's,
+        at the residual as dual point; Ridge: the solver's certificate)
     solver_ : str, the method run
     trace_ : :class:`cdlearn.Trace` (a list for several targets)
     n_features_in_ : int
@@ -129,13 +215,25 @@ _COMMON_PARAMS = """
 class _SparseRegressor(_CDRegressor):
     """Lasso and ElasticNet: scikit-learn's ``precompute`` and ``selection``."""
 
-    def _method(self):
-        solver, options = super()._method()
-        solver, extra = precompute_solver(self.precompute, solver)
-        options.update(extra, sampling=selection_sampling(self.selection, self.sampling))
+    _sklearn_gap = True
+
+    def _method(self, X, sample_weight):
+        solver, options = super()._method(X, sample_weight)
+        precompute = gram_precompute(self.precompute, X, sample_weight, self.fit_intercept)
+        gram_solver, extra = precompute_solver(precompute, solver)
+        options["sampling"] = selection_sampling(self.selection, self.sampling)
         if check_bool("positive", self.positive):
+            # precompute is a speed hint: newton-cd does not take the constraint w ≥ 0
             options["positive"] = True
+        else:
+            solver = gram_solver
+            options.update(extra)
         return solver, options
+
+    @property
+    def sparse_coef_(self):
+        """``coef_`` as a CSR matrix of shape (1 or n_targets, n_features), as scikit-learn's."""
+        return sparse_rows(np.atleast_2d(self.coef_))
 
 
 class Lasso(_SparseRegressor):
@@ -243,8 +341,8 @@ class Ridge(_CDRegressor):
 
     Parameters
     ----------
-    alpha : float, default=1.0
-        Regularisation strength (0: no penalty).
+    alpha : float or array of shape (n_targets,), default=1.0
+        Regularisation strength (0: no penalty); an array gives one per target.
     max_iter : int or None, default=1000
         None: 1000 epochs (scikit-learn's None is "the solver's default").
     solver : str, default="auto"
@@ -253,7 +351,9 @@ class Ridge(_CDRegressor):
         model is the problem: one Cholesky solve); "lsqr", "sparse_cg" →
         newton-cg (conjugate gradients on the normal equations); "sag",
         "saga" (stochastic, per sample) → dual CD (SDCA); "lbfgs" needs
-        ``positive=True`` in scikit-learn and is rejected likewise.
+        ``positive=True`` in scikit-learn and is rejected likewise. With
+        ``alpha=0`` scikit-learn's names run newton-cd; ``solver_`` is then
+        the name given, as scikit-learn's.
     """ + _COMMON_PARAMS
 
     _default_max_iter = 1000  # max_iter=None: scikit-learn's "the solver's default"
@@ -273,11 +373,36 @@ class Ridge(_CDRegressor):
         self.batch_size = batch_size
         self.verbose = verbose
 
-    def _objective(self, n_samples):
-        alpha = check_positive("alpha", self.alpha, allow_zero=True)
+    def _objective(self, n_samples, alpha=None, name="alpha"):
+        alpha = check_positive(name, self.alpha if alpha is None else alpha, allow_zero=True)
         return ("l2", alpha / n_samples, 0.0) if alpha > 0 else ("none", None, 0.0)
 
-    def _method(self):
+    def _objectives(self, n_samples, n_targets):
+        if np.ndim(self.alpha) == 0:
+            return super()._objectives(n_samples, n_targets)
+        alphas = np.ravel(self.alpha)
+        if alphas.size not in (1, n_targets):
+            raise ValueError(f"Number of targets and number of penalties do not correspond: "
+                             f"{alphas.size} != {n_targets}")
+        alphas = np.broadcast_to(alphas, (n_targets,))
+        return [self._objective(n_samples, a.item(), f"alpha[{k}]") for k, a in enumerate(alphas)]
+
+    def _solver_for(self, penalty, solver):
+        # scikit-learn's solvers all take alpha=0; newton-cg and dual CD need the l2 part
+        if penalty == "none" and self.solver in RIDGE_SOLVERS:
+            return "newton-cd"
+        return solver
+
+    def _store_results(self, results, method):
+        super()._store_results(results, method)
+        if self.solver in RIDGE_SOLVERS:  # scikit-learn's solver_: the name asked for
+            self.solver_ = self.solver
+
+    def _not_converged(self, result, method):
+        name = self.solver if self.solver in RIDGE_SOLVERS else method
+        return f"{name} did not converge after {result.n_epochs} iterations."
+
+    def _method(self, X, sample_weight):
         check_copy_X(self.copy_X)
         if self.solver == "lbfgs":  # scikit-learn's own restriction
             raise ValueError("'lbfgs' solver can be used only when positive=True. Please use "

@@ -346,7 +346,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             if gap <= threshold and target is not None:
                 w_now = state.iterate()[0]
                 moved = w_prev is None or (np.max(np.abs(w_now - w_prev), initial=0.0)
-                                           > 1e-3 * coef_tol * np.max(np.abs(w_now), initial=0.0))
+                                           > max(1e-3 * coef_tol, MOVE_FLOOR)
+                                           * np.max(np.abs(w_now), initial=0.0))
                 lowest, stalled = (min(gap, lowest), 0) if gap < lowest or moved else (
                     lowest, stalled + 1)
                 w_prev = w_now
@@ -404,6 +405,11 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     return result
 
 
+#: a move of w below this share of ‖w‖∞ (about 50 ulps) is rounding, not progress: with
+#: coef_tol = 1e-13, 1e-3 · coef_tol is below one ulp and every rounding flip of w counted
+#: as a move, so a run at float64's floor of the gap never stalled (LassoCV(tol=1e-13) ran
+#: to max_iter=100000)
+MOVE_FLOOR = 1e-14
 #: a run whose gap is below tol · P(0) but not at the coefficient target stops after
 #: this many checks with neither a new low of the gap nor a move of w by more than
 #: 1e-3 · coef_tol · ‖w‖∞: float64 rounding limits it (features at mean 100 and std 1,
