@@ -304,6 +304,30 @@ def test_degenerate_lasso_support_is_left_by_the_restricted_solve():
     assert ours.n_iter_ <= 20
 
 
+def test_tiny_lambda_l1_logistic_is_finished_by_the_restricted_solve():
+    # scikit-learn's test_elastic_net_vs_l1_l2 at C = 1e6: P settled by epoch 10 but the
+    # gap stayed near 0.2 (the dual point scaled to ‖Xᵀθ‖∞ ≤ λ = 2.7e-9) and ws-cd ran
+    # 75 epochs (15 s) before it closed; a primal that stops moving now triggers the
+    # restricted solve as a small gap does
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(500, random_state=0)
+    X, y = X[:375], np.where(y[:375] == 1, 1.0, -1.0)
+    lam = 1.0 / (1e6 * 375)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        res = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+                            tol=1e-4, coef_tol=1e-2, max_epochs=100)
+    with warnings.catch_warnings():  # its gap stays large too: only P is compared
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ref = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+                            solver="newton-cd", tol=1e-12, max_epochs=200)
+    assert res.converged and res.n_epochs <= 10
+    assert res.info["restricted_solves"] >= 1
+    assert res.gap <= 1e-4 * np.log(2.0)
+    assert abs(res.primal - ref.primal) <= 1e-6 * ref.primal
+
+
 @pytest.mark.parametrize("penalty, fit_intercept", [("l1", True), ("l1", False),
                                                      ("elastic_net", True)])
 def test_restricted_solution_lowers_the_objective(penalty, fit_intercept):

@@ -322,7 +322,8 @@ class Polish:
     the first time, then whenever the support has changed and the epochs since the last
     polish have touched at least as many entries as the solve costs flops (so
     polishing at most doubles the work); with an l1 part only once the gap is
-    within :data:`POLISH_GAP_FACTOR` of ``tol · P(0)``. Coordinate descent identifies the
+    within :data:`POLISH_GAP_FACTOR` of ``tol · P(0)`` or P has moved by less than
+    ``tol · P(0)`` since the previous check. Coordinate descent identifies the
     support fast and then converges linearly at a rate set by the support's
     conditioning (a wide Lasso: 75 outer iterations at a gap of 1e-6·P(0)
     while one coefficient too many crept to zero); the solve finishes it.
@@ -333,11 +334,16 @@ class Polish:
         self._support = None
         self._work = 0.0  # entries at the last polish
         self.accepted = 0  # solves that replaced the iterate
+        self._primal = None  # P at the previous check
 
     def __call__(self, state, certificate, work: float, threshold: float):
         """``certificate`` (primal, dual, gap) of the state's iterate after a possible polish."""
         p = self.problem
-        if p.l1 > 0.0 and certificate[2] > POLISH_GAP_FACTOR * threshold:
+        # a primal that no longer moves is also a cue: at a tiny λ the gap stays large
+        # (the dual point scaled to feasibility) long after the support is found
+        stalled = self._primal is not None and self._primal - certificate[0] <= threshold
+        self._primal = certificate[0]
+        if p.l1 > 0.0 and certificate[2] > POLISH_GAP_FACTOR * threshold and not stalled:
             return certificate
         w, _, b = state.iterate()
         support = np.flatnonzero(w) if p.l1 > 0.0 else None
