@@ -320,6 +320,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
             if primal < best[0] or gap < best[2]:
+                best = None  # the old snapshot goes first: one copy of the state, not two
                 best = (primal, dual, gap, state.snapshot())
             seconds = time.perf_counter() - t_start
             trace.append(epoch, passes, seconds, primal, _num(dual), gap, state.nnz_w(),
