@@ -429,6 +429,8 @@ def certificate_unresolved(state, primal: float, limit: float) -> str:
     it could not verify; rescaling X is the remedy).
     """
     p = state.problem
+    if not isinstance(p, Problem):
+        return ""  # several outputs (multinomial, multi-task): not examined
     lam = p.l2 if p.l2 > 0.0 else max(p.l1, float(p.lam or 0.0))
     if not lam > 0.0:
         return ""
@@ -439,7 +441,7 @@ def certificate_unresolved(state, primal: float, limit: float) -> str:
         return ""
     w, _, b = state.iterate()
     if np.ndim(w) != 1 or np.ndim(b) != 0:
-        return ""  # several outputs (block CD over W): not examined
+        return ""  # several outputs (block CD over W)
     z = d.matvec(w)
     z += float(b)
     alpha = dual_point_from_margins(p.loss_code, z, p.y, p.sample_weight)
