@@ -188,6 +188,52 @@ def _is_open(path: Path) -> bool:
 
 
 # --------------------------------------------------------------------------- exit codes
+def console_script_command() -> list[str]:
+    """``python -c ...`` running the ``cdlearn`` console script's entry (pyproject.toml),
+    as the script pip writes for it does."""
+    import tomllib
+
+    with open(Path(SRC).parent / "pyproject.toml", "rb") as fh:
+        module, func = tomllib.load(fh)["project"]["scripts"]["cdlearn"].split(":")
+    return [sys.executable, "-c", f"import sys; from {module} import {func}; sys.exit({func}())"]
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="reads /proc/PID/maps")
+@pytest.mark.parametrize("loading", ["numpy", "numba"])
+def test_interrupt_during_the_imports_exits_130(files, tmp_path, loading):
+    """Ctrl-C in the first second, while ``import cdlearn`` loads numpy or numba.
+
+    The signal is sent as soon as that library's first extension module is
+    mapped into the process. With the entry point inside the package
+    (``cdlearn.cli:main``) the import ran before any handler: Python's
+    traceback and status 1.
+    """
+    marker = {"numpy": "/numpy/", "numba": "/numba/"}[loading]
+    proc = subprocess.Popen([*console_script_command(), "fit", files / "few.svm", "-q",
+                             "-o", tmp_path / "m.json"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=cli_env())
+    maps = Path(f"/proc/{proc.pid}/maps")
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            try:
+                if marker in maps.read_text():
+                    break
+            except (FileNotFoundError, ProcessLookupError):  # it exited
+                pass
+            assert proc.poll() is None, "finished before the interrupt"
+            assert time.monotonic() < deadline, f"{loading} never loaded"
+            time.sleep(0.001)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == EXIT_INTERRUPTED, err
+    assert err.splitlines() == ["cdlearn: interrupted"], err
+    assert out == "" and not (tmp_path / "m.json").exists()
+
+
 @pytest.mark.parametrize("argv, code", [
     (["--version"], 0),
     (["fit", "--help"], 0),

@@ -193,3 +193,48 @@ def test_float32_products_do_not_convert_the_matrix(fmt):
     A = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
     np.testing.assert_allclose(design.matvec(w), A @ w, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(design.rmatvec(r), A.T @ r, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------ wide input
+def _wide(fmt, n=400, d=20_000, per_column=10, seed=0):
+    """``per_column`` entries in every column: a float64 d-vector is 1/(1.5 per_column)
+    of the input's bytes (6.7 % here), as on the 10⁶-column Nesterov Lasso."""
+    rng = np.random.default_rng(seed)
+    rows = np.concatenate([rng.choice(n, per_column, replace=False) for _ in range(d)])
+    X = sp.csc_matrix((rng.standard_normal(d * per_column), rows,
+                       np.arange(0, d * per_column + 1, per_column)), shape=(n, d))
+    X.sort_indices()
+    return X if fmt == "csc" else X.tocsr()
+
+
+@pytest.mark.parametrize("case", [("spdc", "squared", "l2"), ("newton-cg", "logistic", "l2"),
+                                  ("dual-cd", "squared", "l2")])
+def test_row_methods_on_wide_column_input_stay_within_the_goal(case):
+    """The row layout (1.0×) plus the vectors: SPDC held five d-vectors per snapshot
+    (1.93× on the Nesterov Lasso), newton-cg a dozen through CG (1.81×), and the
+    Design the column statistics, before they were cut."""
+    X = _wide("csc")
+    peak = _solve_peak(X, *case)
+    assert peak <= GOAL * _input_bytes(X), f"{case}: {peak / _input_bytes(X):.2f}x the input"
+
+
+def test_ws_cd_anderson_history_is_capped():
+    """Every feature in the working set (``p0 = d``) of a CSR input: the column layout
+    (1.0×) plus k + 1 = 6 iterates of d + n floats (0.26× here at k = 5, 1.56× in all on
+    news20) before the history was capped at ANDERSON_MEMORY of the input."""
+    from cdlearn.solvers.working_set import ANDERSON_MEMORY, _anderson_window
+
+    X = _wide("csr", n=2000, per_column=20)
+    y = _labels(X.shape[0])
+
+    def call():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-4, solver="ws-cd",
+                          p0=X.shape[1], max_epochs=3)
+
+    peak = _peak(call)
+    assert peak <= GOAL * _input_bytes(X), f"peak {peak / _input_bytes(X):.2f}x the input"
+    k = _anderson_window(5, X.shape[1], X.shape[0], Design(X).csc)
+    assert 2 <= k < 5
+    assert (k + 1) * 8 * sum(X.shape) <= ANDERSON_MEMORY * _input_bytes(X)

@@ -98,5 +98,6 @@ def certificate_from_margins(design, loss_code, z, y, sw, w, l1, l2, positive=Fa
     """``(P, D, gap)`` of a primal iterate from its margins, with the dual point
     ``α = -sφ'(z)`` (:func:`certificate_from_dual_point`)."""
     alpha = dual_point_from_margins(loss_code, z, y, sw)
-    u = design.rmatvec(alpha) / z.shape[0]
+    u = design.rmatvec(alpha)
+    u /= z.shape[0]
     return certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positive)

@@ -19,3 +19,10 @@ def directional_slope(code, z, dz, y, sw, t):
             total += sw[i] * loss_derivative(code, z[i] + t * dz[i], y[i]) * dz[i]
     return total
 
+
+
+@njit(cache=True)
+def axpy(a, x, y):
+    """``y += a * x`` in place: CG's updates without a d-length temporary each."""
+    for i in range(y.shape[0]):
+        y[i] += a * x[i]

@@ -117,7 +117,8 @@ class SPDCState:
         return self.x
 
     def _resync(self):
-        self.v = self.problem.design.rmatvec(self.alpha) * self.inv_n
+        self.v = self.problem.design.rmatvec(self.alpha)
+        self.v *= self.inv_n
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
@@ -141,8 +142,9 @@ class SPDCState:
         primal = primal_value(p.loss_code, z, p.y, p.sample_weight, self.x, p.l1, p.l2)
         best = None
         alpha_x = dual_point_from_margins(p.loss_code, z, p.y, p.sample_weight)
-        for alpha, u in ((self.alpha, self.v),
-                         (alpha_x, p.design.rmatvec(alpha_x) * self.inv_n)):
+        u_x = p.design.rmatvec(alpha_x)
+        u_x *= self.inv_n
+        for alpha, u in ((self.alpha, self.v), (alpha_x, u_x)):
             gap = duality_gap(p.loss_code, z, alpha, p.y, p.sample_weight, self.x, u,
                               p.l1, p.l2)
             if best is None or gap < best[1]:
@@ -152,17 +154,20 @@ class SPDCState:
         return primal, dual, gap
 
     def snapshot(self):
-        return (self.x.copy(), self.x_prev.copy(), self.stamp.copy(), self.alpha.copy(),
-                self.v.copy(), self.it)
+        # x and α only (between epochs every coordinate is current, stamp = it):
+        # five d-vectors per snapshot took SPDC to 1.93× the input on the 10⁶-column
+        # Nesterov Lasso. Restoring restarts the extrapolation (x_prev = x) and
+        # recomputes v = Xᵀα/n, one product.
+        return self.x.copy(), self.alpha.copy(), self.it
 
     def restore(self, snap):
-        x, xp, st, alpha, v, it = snap
+        x, alpha, it = snap
         self.x[:] = x
-        self.x_prev[:] = xp
-        self.stamp[:] = st
+        self.x_prev[:] = x
+        self.stamp[:] = it
         self.alpha[:] = alpha
-        self.v[:] = v
         self.it = it
+        self._resync()
 
     def iterate(self):
         return self.x.copy(), self.alpha.copy(), 0.0

@@ -48,6 +48,14 @@ from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
 
 #: largest share of X's entries copied into a working-set block (see _working_columns)
 WS_COPY_SHARE = 0.25
+#: largest share of X's bytes held by the Anderson history, (k+1)·(|ws| + n) floats:
+#: the window is shortened to fit (and extrapolation dropped below k = 2). news20,
+#: L2 logistic, every feature in the working set: k = 5 held 0.25× the input and the
+#: solve peaked at 1.56×; the cap makes it k = 3 (and that solve at λ = 1e-3 took
+#: 150 inner epochs instead of 211). A history within ANDERSON_FLOOR bytes is never
+#: cut: small inputs keep k
+ANDERSON_MEMORY = 0.2
+ANDERSON_FLOOR = 1 << 18
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l1", "elastic_net", "l2")
 OPTIONS = ("p0", "inner_tol_ratio", "anderson_k", "max_inner_epochs")
@@ -61,12 +69,24 @@ def _int_option(name, value, low):
     return int(value)
 
 
+def _anderson_window(k: int, size: int, n: int, view) -> int:
+    """``k`` shortened so that the history fits in :data:`ANDERSON_MEMORY` of X's bytes
+    (or :data:`ANDERSON_FLOOR`)."""
+    if k == 0:
+        return 0
+    budget = max(ANDERSON_FLOOR, ANDERSON_MEMORY * (view.data.nbytes + view.indices.nbytes
+                                                    + view.indptr.nbytes))
+    k = min(k, int(budget // (8 * (size + n))) - 1)
+    return k if k >= 2 else 0
+
+
 class WorkingSetState(PrimalIterate):
     """State of working-set CD on one problem (see module docstring).
 
     ``p0``: initial working-set size; ``inner_tol_ratio`` ∈ (0, 1): inner
     stopping threshold relative to the outer violation; ``anderson_k``: number
-    of differences per extrapolation (0 disables it); ``max_inner_epochs``: cap
+    of differences per extrapolation (0 disables it; shortened where the history
+    would exceed :data:`ANDERSON_MEMORY` of X's bytes); ``max_inner_epochs``: cap
     on the epochs of one inner solve. The cap also bounds the time between gap
     checks, callbacks and Ctrl-C: an inner solve runs in one kernel call. On an
     L2 problem the working set grows to every feature and an inner solve can run
@@ -100,8 +120,7 @@ class WorkingSetState(PrimalIterate):
         n, d = p.n_samples, p.n_features
         self.view = p.design.csc
         beta = LOSS_SMOOTHNESS[p.loss]
-        self.lips = beta * weighted_column_sq_norms(p) / n
-        self.lips[p.design.col_nnz == 0] = 0.0
+        self.lips = beta * weighted_column_sq_norms(p) / n  # 0 for an empty column
         self.empty = self.lips == 0
         self.unit = bool(np.all(p.sample_weight == 1.0))
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
@@ -180,10 +199,12 @@ class WorkingSetState(PrimalIterate):
             scores -= p.l1
             scores[support] = np.inf
             scores[self.empty] = -np.inf
-            ws = np.argpartition(scores, d - size)[d - size:]
-            ws.sort()  # cyclic order by column index: sequential memory access
+            # a sorted copy (cyclic order by column index: sequential memory access),
+            # not a view that would keep argpartition's d indices alive
+            ws = np.sort(np.argpartition(scores, d - size)[d - size:])
         else:
             ws = np.arange(d, dtype=np.int64)
+        del grad, scores, support  # d-vectors not needed by the inner solve
         self.ws, self.ws_size = ws, size
         data, indices, indptr, copied = self._working_columns(ws)
         entries += copied
@@ -194,7 +215,7 @@ class WorkingSetState(PrimalIterate):
         w_ws = self.w[ws] if gathered else self.w
         lips_ws = self.lips[ws] if gathered else self.lips
         cube_ws = self.cube[ws] if gathered and self.logistic else self.cube
-        k = self.k
+        k = _anderson_window(self.k, size, p.n_samples, self.view)
         if k > 0:
             w_hist = np.empty((k + 1, size))
             z_hist = np.empty((k + 1, p.n_samples))
@@ -210,7 +231,7 @@ class WorkingSetState(PrimalIterate):
             self.unit, self.z,
             self.perr, w_ws, lips_ws, cube_ws, p.l1, p.l2, p.loss_code,
             self._intercept, self.intercept_lips, p.fit_intercept, self.ratio * viol,
-            self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, k if k > 0 else 5,
+            self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, self.k if self.k > 0 else 5,
             p.positive,
         )
         if squared:
