@@ -18,8 +18,9 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/cdlearn demo
 
+# two pytest workers (pytest-xdist): CI's machine has 2 cores, the suite is CPU-bound
 test: $(STAMP)
-	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q -m "not slow"
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q -m "not slow" -n 2
 
 test-all: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q
