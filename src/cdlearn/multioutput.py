@@ -85,7 +85,7 @@ def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=Tr
     (centred: only differences of intercepts matter), ``result.info["classes"]``
     the sorted labels.
 
-    ``solver``: ``"multinomial-lbfgs"`` (L-BFGS with its memory kept, in batches of
+    ``solver``: ``"multinomial-lbfgs"`` (scipy's L-BFGS-B in batches of
     iterations, l2 or no penalty), ``"multi-cd"`` (block CD, every penalty) or
     ``"auto"``: L-BFGS for l2 / none, block CD for l1 / elastic net. Both stop on
     the same duality gap. Why L-BFGS for the smooth penalties: a block-CD epoch
