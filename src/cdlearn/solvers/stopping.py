@@ -21,8 +21,8 @@ where the target is evaluated: only once the gap is below ``tol · P(0)``).
 With an l1 part and λ2 = 0, a support larger than the rank gives μ = 0 (w*
 generically has fewer non-zeros: keep going), and a support too large to
 form gives no target (the gap test alone stops). The target never goes
-below :func:`gap_floor` (``n · 1e-16 · P(w)``, at most ``1e-12 · P(w)``), and a
-run whose gap stalls above it (no new low
+below ``GAP_FLOOR · P(w)``, and a run whose gap stalls above it (no new low
+lower by more than :func:`gap_rounding`
 in :data:`cdlearn.solvers.base.STALLED_CHECKS` checks: float64 rounding on
 badly scaled data) stops, converged on the ``tol · P(0)`` test alone.
 
@@ -46,20 +46,18 @@ from ..losses import (
 )
 from ..objectives import primal_value
 
-#: the gap target never goes below ``gap_floor(n, P(w))`` = ``min(n · GAP_FLOOR,
-#: MAX_GAP_FLOOR) · P(w)``, about the rounding of P and D (sums of n terms) in float64: a
-#: smaller gap cannot be computed (the gap then wanders at random and the run stops only
-#: by STALLED_CHECKS; a Lasso warm-started at its optimum took 37 checks there, a cold one
-#: 26). A flat 1e-12 capped the coefficients' accuracy at about sqrt(2e-12 P/μ) whatever
-#: tol asked: scikit-learn's tests at tol=1e-10 (Ridge, elastic net, n ≈ 100) compare at
-#: rtol 1e-7 and got 1e-6
+#: the gap target never goes below this share of the primal value P(w), about float64's
+#: resolution of P: a smaller gap cannot be computed (a run stalled above the floor stops
+#: by STALLED_CHECKS). It was 1e-12, which capped the coefficients' accuracy at about
+#: sqrt(2e-12 P/μ) whatever tol asked: scikit-learn's tests at tol=1e-10 (Ridge, elastic
+#: net) compare at rtol 1e-7 and got 1e-6 (1e-16: 2e-9, 1.4× the epochs)
 GAP_FLOOR = 1e-16
-MAX_GAP_FLOOR = 1e-12
 
 
-def gap_floor(n_samples: int, primal: float) -> float:
-    """The smallest gap target: float64's resolution of a gap over ``n_samples`` terms."""
-    return min(n_samples * GAP_FLOOR, MAX_GAP_FLOOR) * abs(primal)
+def gap_rounding(n_samples: int, primal: float) -> float:
+    """About the rounding error of a gap over ``n_samples`` terms in float64: gaps that
+    differ by less are not told apart (the stall rule of :func:`cdlearn.solvers.base.run`)."""
+    return n_samples * GAP_FLOOR * abs(primal)
 #: μ is computed from the dense ``n × |S|`` block when ``n |S|²`` (the flops of
 #: forming its Gram) is at most ``max(EIGEN_BUDGET, 20 nnz(X))``
 EIGEN_BUDGET = 2e7
@@ -96,8 +94,7 @@ class CoefficientTarget:
             self._mu = strong_convexity(p, w, intercept, support)
         if self._mu is None:
             return None
-        return max(0.5 * self._mu * (self.coef_tol * scale) ** 2,
-                   gap_floor(p.n_samples, primal))
+        return max(0.5 * self._mu * (self.coef_tol * scale) ** 2, GAP_FLOOR * abs(primal))
 
 
 def _same(a, b) -> bool:
