@@ -45,7 +45,7 @@ from cdlearn.losses import conjugate_at_neg, dual_coordinate_maximizer, loss_der
 from cdlearn.penalties import soft_threshold
 from cdlearn.sampling import shuffle
 
-from .views import slice_axpy, u64
+from .views import slice_axpy, slice_dot, u64
 
 JACOBI, GAUSS_SEIDEL = 0, 1
 MAX_ROUNDS_FACTOR = 64
@@ -418,9 +418,7 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
                 t = order[tt]
                 i = act_y[t]
                 s = sw[i]
-                z = 0.0
-                for k in range(u64(sub_ptr[t]), u64(sub_ptr[t + 1])):
-                    z += sub_val[k] * w[u64(sub_idx[k])]
+                z = slice_dot(sub_val, sub_idx, sub_ptr, t, w)
                 margins[i] = z
                 a = alpha[i] / s
                 if eta > 0.0:
@@ -443,9 +441,7 @@ def dgpd_active_iteration(cdata, cindices, cindptr, rdata, rindices, rindptr, y,
             for t in range(ny):
                 i = act_y[t]
                 s = sw[i]
-                z = 0.0
-                for k in range(u64(sub_ptr[t]), u64(sub_ptr[t + 1])):
-                    z += sub_val[k] * w[u64(sub_idx[k])]
+                z = slice_dot(sub_val, sub_idx, sub_ptr, t, w)
                 margins[i] = z
                 a = alpha[i] / s
                 a_new = dual_coordinate_maximizer(code, a, z, y[i], n * s / step_eta)
