@@ -4,13 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,bench]'
+	$(PY) -m pip install -q -e '.[dev,bench,docs]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,6 +21,13 @@ demo: $(STAMP)
 # two pytest workers (pytest-xdist): CI's machine has 2 cores, the suite is CPU-bound
 test: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q -m "not slow" -n 2
+
+# the documentation site, offline, warnings as errors: docs/_build/html/index.html.
+# Every gallery example runs (LIBSVM files from CDLEARN_DATA where present);
+# `make test` builds the quick version (tests/test_docs.py).
+docs: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m sphinx -W --keep-going -q \
+		-b html docs docs/_build/html
 
 test-all: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m pytest -q
@@ -53,7 +60,8 @@ fuzz-cli: $(STAMP)
 	CDLEARN_FUZZ_CLI=$${CDLEARN_FUZZ_CLI:-600} $(PY) -m pytest -q tests/test_cli_fuzz.py
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks tests_sklearn
+	$(VENV)/bin/ruff check src tests benchmarks tests_sklearn examples docs/conf.py docs/_ext
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache docs/_build docs/generated \
+		docs/auto_examples docs/sg_execution_times.rst

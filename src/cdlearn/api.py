@@ -300,10 +300,11 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
 
     Returns
     -------
-    SolveResult with ``w, alpha, intercept, primal, dual, gap, solver, trace,
-    converged, n_epochs, passes, seconds``.
+    SolveResult
+        With ``w, alpha, intercept, primal, dual, gap, solver, trace,
+        converged, n_epochs, passes, seconds``.
 
-    One problem: the public :func:`cdlearn.solve` also takes a multiclass target.
+        One problem: the public :func:`cdlearn.solve` also takes a multiclass target.
     """
     # validate
     problem = make_problem(X, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,

@@ -44,6 +44,8 @@ def solve(X, y, **options):
 solve.__signature__ = inspect.signature(api.solve).replace(
     return_annotation="SolveResult | MulticlassResult")
 solve.__doc__ = api.solve.__doc__ + """
+    Notes
+    -----
     Multiclass: for a classification loss and a ``y`` with ``K > 2`` distinct
     labels (numbers or strings), one-vs-rest (:func:`solve_ovr`): K binary
     problems "class k (+1) vs rest (-1)" on one shared, once-validated design,

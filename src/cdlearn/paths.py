@@ -184,12 +184,13 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
 
     Returns
     -------
-    PathResult with ``lams, coefs (n_lams, n_features), intercepts, gaps,
-    n_epochs, primals, converged, solvers, primal0``.
+    PathResult
+        With ``lams, coefs (n_lams, n_features), intercepts, gaps,
+        n_epochs, primals, converged, solvers, primal0``.
 
-    Ctrl-C stops the path at the point being solved: the result holds the
-    points solved so far and that point's best iterate (not converged), with
-    ``interrupted=True`` and a RuntimeWarning.
+        Ctrl-C stops the path at the point being solved: the result holds the
+        points solved so far and that point's best iterate (not converged), with
+        ``interrupted=True`` and a RuntimeWarning.
     """
     check_choice("penalty", penalty, _PATH_PENALTIES)
     design = as_design(X)

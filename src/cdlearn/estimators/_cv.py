@@ -480,7 +480,8 @@ class LogisticRegressionCV(_CDClassifier):
 
     Attributes
     ----------
-    Cs_ : (n_Cs,) the grid; l1_ratios_ : (n_l1_ratios,) the ρ grid ([None] if none)
+    Cs_ : (n_Cs,) the grid
+    l1_ratios_ : (n_l1_ratios,) the ρ grid ([None] if none)
     C_, l1_ratio_ : the chosen values (legacy: arrays of shape (n_classes,), (1,) binary)
     scores_ : (n_folds, n_l1_ratios, n_Cs) test scores (legacy: dict per class of
         (n_folds, n_Cs[, n_l1_ratios]))

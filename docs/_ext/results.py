@@ -1,0 +1,73 @@
+"""Pages of the result files, written at build time (``builder-inited``).
+
+Every ``benchmarks/results/**/*.md`` and ``tests_sklearn/results/report.md``
+gets a page ``generated/<slug>.md`` that *includes* the file (myst's
+``include``), so the site shows what the file says today: a new result file
+appears on its own, nothing is copied by hand. A file whose name starts with a
+``cdlearn reproduce`` experiment id is listed under the reproductions.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+SOURCES = [("benchmarks/results", "**/*.md"), ("tests_sklearn/results", "report.md")]
+
+
+def _experiment_ids() -> list[str]:
+    from cdlearn.experiments import experiment_ids
+
+    return experiment_ids()
+
+
+def _title_and_start(text: str, fallback: str) -> tuple[str, int]:
+    """The first line's ``# heading`` as the page title (and skip it), else ``fallback``."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.strip():
+            m = re.match(r"#\s+(.*\S)", line)
+            return (m.group(1), i + 1) if m else (fallback, 0)
+    return fallback, 0
+
+
+def collect(root: Path) -> list[Path]:
+    files = []
+    for folder, pattern in SOURCES:
+        files += sorted((root / folder).glob(pattern))
+    return files
+
+
+def write_pages(root: Path, srcdir: Path) -> list[str]:
+    """Write ``srcdir/generated/*.md`` for the result files under ``root``; return their names."""
+    out = srcdir / "generated"
+    out.mkdir(exist_ok=True)
+    for old in out.glob("*.md"):
+        old.unlink()
+    ids = sorted(_experiment_ids(), key=len, reverse=True)
+    groups: dict[str, list[str]] = {"benchmarks": [], "reproductions": [], "sklearn": []}
+    for path in collect(root):
+        rel = path.relative_to(root).as_posix()
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".md")).strip("-").lower()
+        title, start = _title_and_start(path.read_text(encoding="utf-8"), rel)
+        include = os.path.relpath(path, out).replace(os.sep, "/")
+        options = [":heading-offset: 1", ":relative-images:"]
+        if start:
+            options.insert(0, f":start-line: {start}")
+        (out / f"{slug}.md").write_text(
+            f"# {title}\n\n"
+            f"Generated at build time from `{rel}` (edit that file, not this page).\n\n"
+            "```{include} " + include + "\n" + "\n".join(options) + "\n```\n",
+            encoding="utf-8")
+        if rel.startswith("tests_sklearn"):
+            groups["sklearn"].append(slug)
+        elif any(path.stem.startswith(i) for i in ids):
+            groups["reproductions"].append(slug)
+        else:
+            groups["benchmarks"].append(slug)
+    for group, slugs in groups.items():
+        body = "\n".join(f"/generated/{s}" for s in slugs)
+        (out / f"_toc_{group}.md").write_text(
+            "```{toctree}\n:maxdepth: 1\n\n" + body + "\n```\n", encoding="utf-8")
+    return [s for slugs in groups.values() for s in slugs]
