@@ -86,6 +86,9 @@ def test_docs_build_quick(tmp_path):
     assert len(files) >= 2
     generated = sorted((out / "generated").glob("*.html"))
     assert len(generated) == len(files)
+    # the plots beside a result file are shown on its page
+    pngs = sorted((ROOT / "benchmarks/results").glob("*.png"))
+    assert pngs and all(p.name in images or p.stem + "1.png" in images for p in pngs)
     report = (out / "generated" / "tests-sklearn-results-report.html").read_text()
     first_row = next(line for line in (ROOT / "tests_sklearn/results/report.md").read_text()
                      .splitlines() if line.startswith("| ") and "---" not in line)

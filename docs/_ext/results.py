@@ -3,7 +3,9 @@
 Every ``benchmarks/results/**/*.md`` and ``tests_sklearn/results/report.md``
 gets a page ``generated/<slug>.md`` that *includes* the file (myst's
 ``include``), so the site shows what the file says today: a new result file
-appears on its own, nothing is copied by hand. A file whose name starts with a
+appears on its own, nothing is copied by hand. The plots written beside a file
+(``<stem>*.png``; for a ``results.md``, every PNG of its folder that belongs to
+no other file) are shown under it. A file whose name starts with a
 ``cdlearn reproduce`` experiment id is listed under the reproductions.
 """
 
@@ -39,6 +41,15 @@ def collect(root: Path) -> list[Path]:
     return files
 
 
+def plots(path: Path) -> list[Path]:
+    """The PNGs beside result file ``path`` that belong to it."""
+    pngs = sorted(path.parent.glob("*.png"))
+    if path.name == "results.md":
+        others = [m.stem for m in path.parent.glob("*.md") if m != path]
+        return [p for p in pngs if not any(p.stem.startswith(o) for o in others)]
+    return [p for p in pngs if p.stem.startswith(path.stem)]
+
+
 def write_pages(root: Path, srcdir: Path) -> list[str]:
     """Write ``srcdir/generated/*.md`` for the result files under ``root``; return their names."""
     out = srcdir / "generated"
@@ -58,7 +69,10 @@ def write_pages(root: Path, srcdir: Path) -> list[str]:
         (out / f"{slug}.md").write_text(
             f"# {title}\n\n"
             f"Generated at build time from `{rel}` (edit that file, not this page).\n\n"
-            "```{include} " + include + "\n" + "\n".join(options) + "\n```\n",
+            "```{include} " + include + "\n" + "\n".join(options) + "\n```\n"
+            + "".join(f"\n## Plot `{png.name}`\n\n```{{image}} "
+                      f"{os.path.relpath(png, out).replace(os.sep, '/')}\n:alt: {png.stem}\n```\n"
+                      for png in plots(path)),
             encoding="utf-8")
         if rel.startswith("tests_sklearn"):
             groups["sklearn"].append(slug)
