@@ -50,7 +50,7 @@ ROUTES = [(s, loss, pen) for s in SOLVERS for loss in SOLVERS[s].losses
                                                for pen in ("l2", "l1", "elastic_net")]
 #: beyond this ‖x‖²/(λn) no dual point computed in float64 resolves the gap (its
 #: rounding, ε‖x‖·|θ|, exceeds what the penalty allows): such results are only
-#: checked for consistency (README, Known limitations)
+#: checked for consistency (docs/limitations.md)
 KAPPA_VERIFIABLE = 1e14
 SCALES = (1e-150, 1e-50, 1e-3, 1.0, 1.0, 1.0, 1e3, 1e50, 1e100, 1e150)
 

@@ -6,7 +6,7 @@ the threshold), sends SIGINT once the fit has started (the script prints
 "STARTED" from its first callback, or just before a fit without callbacks),
 and checks the exit status and what the script printed about the result.
 
-What an interrupt keeps (README, "Reliability"): a single solve, a
+What an interrupt keeps (docs/reliability.md): a single solve, a
 one-vs-rest fit and a path return what they reached (best iterates, not
 converged, ``interrupted`` set, one RuntimeWarning); a cross-validated fit
 raises KeyboardInterrupt (a partial CV cannot select a parameter).

@@ -12,7 +12,7 @@ Subcommands (``cdlearn SUBCOMMAND --help`` for each):
 ``DATA`` is a path to a LIBSVM/svmlight file (plain, .gz, .bz2, .xz) or a
 registered dataset name (see ``cdlearn.datasets.libsvm.DATASETS``).
 
-Exit codes (the same for every subcommand; README "Exit codes"):
+Exit codes (the same for every subcommand; docs/guide/cli.md):
 
 * 0: done (also ``--help``, ``--version``, and output cut short by a closed pipe);
 * 1: error: missing, unreadable or invalid data (with the line number), an

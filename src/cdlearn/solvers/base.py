@@ -381,7 +381,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
 
     unverifiable = converged and certificate_unresolved(state, primal, limit)
     if unverifiable:
-        # a gap that rounding makes meaningless is not claimed (README "Reliability")
+        # a gap that rounding makes meaningless is not claimed (docs/guide/stopping.md)
         converged = False
         message = unverifiable
         warnings.warn(f"{solver}: {message}", convergence_warning(), stacklevel=4)
