@@ -24,8 +24,10 @@ test: $(STAMP)
 
 # the documentation site, offline, warnings as errors: docs/_build/html/index.html.
 # Every gallery example runs (LIBSVM files from CDLEARN_DATA where present);
-# `make test` builds the quick version (tests/test_docs.py).
+# `make test` builds the quick version (tests/test_docs.py). The gallery output is
+# removed first: sphinx-gallery would skip an unchanged example that was not run before.
 docs: $(STAMP)
+	rm -rf docs/auto_examples docs/generated docs/sg_execution_times.rst
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m sphinx -W --keep-going -q \
 		-b html docs docs/_build/html
 
