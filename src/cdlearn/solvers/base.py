@@ -326,7 +326,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
                 last = (epoch, gap)
             next_check = epoch + interval
             _check_finite(primal, gap, epoch, solver)
-            if polish is not None and gap > limit:
+            if polish is not None and (gap > limit or polish.pending):
                 primal, dual, gap = polish(state, (primal, dual, gap), passes * nnz,
                                             threshold)
             if primal < best[0] or gap < best[2]:

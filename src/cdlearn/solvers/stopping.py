@@ -169,7 +169,7 @@ def polishable(problem) -> bool:
     if problem.groups is not None:
         return False
     if problem.loss_code == SQUARED:
-        return problem.l1 > 0.0 or problem.l2 > 0.0 and not problem.positive
+        return problem.l1 > 0.0 or not problem.positive
     return problem.loss_code in (LOGISTIC, SQUARED_HINGE) and problem.l1 > 0.0
 
 
@@ -182,8 +182,8 @@ def restricted_solution(problem, w, intercept):
 
     For the squared loss P is a quadratic on each orthant of the support, so
     its minimiser there is one linear solve (the exact answer a direct ridge
-    solver gives, through the ``k × k`` or, for ``k > n``, the ``n × n`` Gram;
-    :func:`_quadratic_solution`). Other losses take Newton steps on that
+    solver gives; without an l1 part the minimum-norm one, by an SVD of the
+    centred block; :func:`_quadratic_solution`). Other losses take Newton steps on that
     support, each the quadratic model's solution (iteratively reweighted least
     squares) with a backtracking line search on P, until P stops decreasing.
     P(w') ≤ P(w) always; whether w' is the optimum is for the duality gap to
@@ -255,7 +255,9 @@ def _quadratic_solution(p, w, cols, D, target):
     u = sD * (target - t_mean)
     Z = _centred_block(p, cols, D)
     Z *= sD[:, None]
-    for _ in range(cols.shape[0] + 1):
+    if l1 == 0.0:  # one quadratic: no orthant, no walk
+        w[cols] = _min_norm_ridge(Z, u, n * l2)
+    for _ in range(cols.shape[0] + 1 if l1 > 0.0 else 0):
         k = cols.shape[0]
         if k == 0:
             break
@@ -272,9 +274,6 @@ def _quadratic_solution(p, w, cols, D, target):
             # only through the linear term -cᵀv along a null direction v
             t = V @ (cr / lam) + (wk - V @ (V.T @ wk))
             null = c - V @ cr
-        if l1 == 0.0:
-            w[cols] = t
-            break
         wrong = s * t <= 0.0
         if np.any(wrong):  # the orthant's border comes first: stop there, drop one
             theta = wk[wrong] / (wk[wrong] - t[wrong])
@@ -301,6 +300,25 @@ def _quadratic_solution(p, w, cols, D, target):
     if p.fit_intercept:
         b = t_mean - float(D @ p.design.matvec(w)) / D.sum()
     return w, b
+
+
+def _min_norm_ridge(Z, u, penalty):
+    """``argmin ‖u − Zv‖² + penalty·‖v‖²`` of least norm: ``V diag(s/(s² + penalty)) Uᵀu``.
+
+    By the SVD of Z, as scikit-learn's "svd" solver and LAPACK's gelsd: singular
+    values below ``max(n, k)·ε·s_max`` count as zero, so ``penalty = 0`` gives the
+    minimum-norm least-squares solution (the pseudo-inverse) and a tiny penalty
+    its limit, where the ``(c − V Vᵀc)/λ2`` term of the eigen route divided
+    rounding by λ2 (Ridge(alpha=1e-16) on a wide X: coefficients off by 1e-2).
+    The gap does not choose among the minimisers of a singular problem; this is
+    scikit-learn's choice (its ``test_ridge_regression_unpenalized``).
+    """
+    U, s, Vt = np.linalg.svd(Z, full_matrices=False)
+    if s.size == 0:
+        return np.zeros(Z.shape[1])
+    keep = s > max(Z.shape) * np.finfo(np.float64).eps * s[0]
+    s = s[keep]
+    return Vt[keep].T @ ((s / (s * s + penalty)) * (U[:, keep].T @ u))
 
 
 def _range_basis(Z):
@@ -338,6 +356,10 @@ class Polish:
 
     def __init__(self, problem):
         self.problem = problem
+        #: the squared loss without an l1 part is solved once whatever the gap says: the
+        #: gap cannot tell the minimum-norm minimiser of a singular problem from the
+        #: others, and CD's iterate has components in the null space of X
+        self.pending = problem.loss_code == SQUARED and problem.l1 == 0.0
         self._support = None
         self._work = 0.0  # entries at the last polish
         self.accepted = 0  # solves that replaced the iterate
@@ -363,13 +385,16 @@ class Polish:
         if self._support is not None and work - self._work < cost:
             return certificate
         self._support, self._work = (support,), work
+        exact, self.pending = self.pending, False
         polished = restricted_solution(p, w, float(b))
         if polished is None:
             return certificate
         snap = state.snapshot()
         state.restore(polished)
         new = state.certificate()
-        if new[0] <= certificate[0] or new[2] < certificate[2]:
+        # the exact (minimum-norm) solution is kept unless rounding says it is worse
+        slack = gap_rounding(p.n_samples, certificate[0]) if exact else 0.0
+        if new[0] <= certificate[0] + slack or new[2] < certificate[2]:
             self.accepted += 1
             return new
         state.restore(snap)
