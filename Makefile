@@ -4,13 +4,14 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev,bench,docs]'
+	$(VENV)/bin/cdlearn warmup  # compile the common paths' kernels into numba's cache
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -53,6 +54,10 @@ bench-quick: $(STAMP)
 bench-memory: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
 		MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 $(PY) -m benchmarks.memory
+
+# per estimator and solver: import + first fit with an empty numba cache, compiled functions
+bench-coldstart: $(STAMP)
+	$(PY) -m benchmarks.coldstart
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md

@@ -17,7 +17,7 @@ ROOT = Path(cdlearn.__file__).parent
 
 #: DESIGN.md "Layers"; packages (kernels, solvers, ...) give every module in them their layer
 LAYERS = {
-    "data": 1,
+    "data": 1, "compile_stats": 1,
     "losses": 2, "penalties": 2, "penalties_group": 2, "objectives": 2,
     "multi_objectives": 2,
     "sampling": 3,
@@ -27,6 +27,7 @@ LAYERS = {
     "multiclass": 7, "paths": 7, "distributed": 7, "multioutput": 7,
     "estimators": 8,
     "datasets": 9, "experiments": 9, "cli": 9, "report": 9, "features": 9,
+    "warmup": 9,
 }
 
 

@@ -290,7 +290,10 @@ def _logistic_entry_change(z, dz, y):
     a = -y * dz
     if a < 30.0:
         return math.log1p(_error_probability(y * z) * math.expm1(a))
-    return loss_value(LOGISTIC, z + dz, y) - loss_value(LOGISTIC, z, y)
+    # int64(LOGISTIC): the bare constant is a literal argument, which compiles a second
+    # loss_value next to the loss-generic one every solver has
+    code = np.int64(LOGISTIC)
+    return loss_value(code, z + dz, y) - loss_value(code, z, y)
 
 
 @njit(cache=True)

@@ -185,10 +185,18 @@ def _anderson_weights(w_hist, k):
 
 
 @njit(cache=True)
+def _copy(src, dst):
+    # a loop, not ``dst[:] = src``: numba's shape check of a slice assignment builds
+    # its error message with string formatting, ~30 more functions to compile
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@njit(cache=True)
 def _store(w_hist, z_hist, b_hist, slot, w, ws, z, b):
     for t in range(ws.shape[0]):
         w_hist[slot, t] = w[ws[t]]
-    z_hist[slot, :] = z
+    _copy(z, z_hist[slot])
     b_hist[slot] = b
 
 
@@ -226,7 +234,7 @@ def _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw, intercept, l
         w[ws[t]] = acc
     new = _ws_objective(z_buf, y, sw, w, ws, l1, l2, loss_code, inv_n)
     if new < old:
-        z[:] = z_buf
+        _copy(z_buf, z)
         intercept[0] = b_new
         if loss_code == LOGISTIC:
             logistic_error_probabilities(z, y, perr)
@@ -265,7 +273,8 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
     viol = np.inf
     epoch = 0
     if k > 0:
-        _store(w_hist, z_hist, b_hist, 0, w, ws, z, intercept[0])
+        # slot int64(0), not 0: a literal argument compiles a second _store
+        _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, z, intercept[0])
         filled = 1
     for epoch in range(1, max_epochs + 1):
         before = updates
@@ -292,7 +301,7 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
                                  intercept, l1, l2, loss_code, inv_n, z_buf, positive):
                     accepted += 1
                 # the window restarts from the current (possibly extrapolated) point
-                _store(w_hist, z_hist, b_hist, 0, w, ws, z, intercept[0])
+                _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, z, intercept[0])
                 filled = 1
         if updates == before and intercept[0] == b_before:
             # a fixed point in floating point (tol_in below rounding): nothing to gain

@@ -1,0 +1,166 @@
+"""Cold start with an empty numba cache (issue 22): per estimator and per solver, a
+fresh process times ``import cdlearn`` and its first fit while the kernels compile,
+then a second fresh process on the now-filled cache times the same first fit.
+Compiled functions are counted with numba's ``numba:compile`` events
+(:mod:`cdlearn.compile_stats`).
+
+``python -m benchmarks.coldstart`` (``make bench-coldstart``) writes
+``benchmarks/results/coldstart.md``; ``--cases NAME,...`` runs some cases only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+#: name -> (data, code of the fit; ``X, y`` are bound, ``cdlearn`` imported)
+CASES = {
+    "Lasso (diabetes)": ("diabetes", "cdlearn.Lasso(alpha=0.1).fit(X, y)"),
+    "ElasticNet (diabetes)": ("diabetes", "cdlearn.ElasticNet(alpha=0.1).fit(X, y)"),
+    "Ridge (diabetes)": ("diabetes", "cdlearn.Ridge(alpha=1.0).fit(X, y)"),
+    "LogisticRegression (breast cancer)":
+        ("breast_cancer", "cdlearn.LogisticRegression().fit(X, y)"),
+    "LinearSVC (breast cancer)": ("breast_cancer", "cdlearn.LinearSVC().fit(X, y)"),
+    "LogisticRegression multinomial (digits)":
+        ("digits", "cdlearn.LogisticRegression().fit(X, y)"),
+    "solve ws-cd (squared/l1)": ("diabetes", "cdlearn.solve(X, y, loss='squared', "
+                                 "penalty='l1', lam=0.1, solver='ws-cd')"),
+    "solve primal-cd (squared/l1)": ("diabetes", "cdlearn.solve(X, y, loss='squared', "
+                                     "penalty='l1', lam=0.1, solver='primal-cd')"),
+    "solve dual-cd (logistic/l2)": ("breast_cancer_pm", "cdlearn.solve(X, y, loss='logistic', "
+                                    "penalty='l2', lam=1e-3, solver='dual-cd')"),
+    "solve newton-cd (logistic/l2)": ("breast_cancer_pm", "cdlearn.solve(X, y, "
+                                      "loss='logistic', penalty='l2', lam=1e-3, "
+                                      "solver='newton-cd')"),
+    "solve ascd (squared/l1)": ("diabetes", "cdlearn.solve(X, y, loss='squared', penalty='l1', "
+                                "lam=0.1, solver='ascd', max_epochs=200)"),
+    "solve dgpd (logistic/l2)": ("breast_cancer_pm", "cdlearn.solve(X, y, loss='logistic', "
+                                 "penalty='l2', lam=1e-2, solver='dgpd', max_epochs=200)"),
+}
+
+CHILD = r"""
+import json, sys, time, warnings
+t0, c0 = time.perf_counter(), time.process_time()
+import cdlearn
+t_import, c_import = time.perf_counter() - t0, time.process_time() - c0
+from cdlearn.compile_stats import CompileRecorder
+import numpy as np
+from sklearn import datasets
+from sklearn.preprocessing import StandardScaler
+data = sys.argv[1]
+if data == "diabetes":
+    X, y = datasets.load_diabetes(return_X_y=True)
+elif data == "digits":
+    X, y = datasets.load_digits(return_X_y=True)
+    X = X / 16.0
+else:
+    X, y = datasets.load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    if data == "breast_cancer_pm":
+        y = np.where(y > 0, 1.0, -1.0)
+warnings.simplefilter("ignore")
+with CompileRecorder() as rec:
+    t, c = time.perf_counter(), time.process_time()
+    exec(sys.argv[2])
+    t_fit, c_fit = time.perf_counter() - t, time.process_time() - c
+t = time.perf_counter()
+exec(sys.argv[2])
+t_second = time.perf_counter() - t
+print(json.dumps({"import": t_import, "first fit": t_fit, "compile": rec.seconds,
+                  "import cpu": c_import, "first fit cpu": c_fit,
+                  "compile cpu": rec.cpu_seconds, "second fit": t_second,
+                  "compiled": rec.names()}))
+"""
+
+
+#: the source tree the children import (``--src``: e.g. an export of an older commit)
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def run_child(data: str, code: str, cache_dir: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                "NUMBA_NUM_THREADS"):
+        env[var] = "1"
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
+    proc = subprocess.run([sys.executable, "-c", CHILD, data, code], env=env,
+                          capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{code}: {proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def measure(name: str) -> dict:
+    data, code = CASES[name]
+    with tempfile.TemporaryDirectory(prefix="cdlearn-coldstart-") as cache:
+        cold = run_child(data, code, cache)
+        warm = run_child(data, code, cache)
+    return {"case": name, "cold": cold, "warm": warm}
+
+
+def markdown(rows: list[dict], info: str) -> str:
+    L = ["# Cold start with an empty numba cache (issue 22)", "", info, "",
+         "Each row: a fresh process with an empty `NUMBA_CACHE_DIR` imports cdlearn and "
+         "fits (cold); a second fresh process on the cache the first one filled fits "
+         "again (warm). Times are the process's CPU seconds (numba compiles on one "
+         "thread, so on a quiet machine they are the wall time; on this shared machine "
+         "wall times run several times higher and are given in the last column). "
+         "*compile* is the time inside numba's `numba:compile` events (outermost only), "
+         "part of the cold first fit. *compiled* counts the (function, signature) pairs "
+         "compiled.", "",
+         "| case | import | first fit, cold | of which compile | import + first fit | "
+         "first fit, warm cache | compiled | wall: import + first fit, cold / warm |",
+         "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        c, w = r["cold"], r["warm"]
+        L.append(f"| {r['case']} | {c['import cpu']:.2f} s | {c['first fit cpu']:.2f} s | "
+                 f"{c['compile cpu']:.2f} s | **{c['import cpu'] + c['first fit cpu']:.2f} s** "
+                 f"| {w['first fit cpu']:.3f} s | {len(c['compiled'])} | "
+                 f"{c['import'] + c['first fit']:.2f} s / {w['import'] + w['first fit']:.2f} s |")
+    L += ["", "## Compiled functions, per case", ""]
+    for r in rows:
+        names = r["cold"]["compiled"]
+        L.append(f"- **{r['case']}** ({len(names)}): " + ", ".join(f"`{n}`" for n in names))
+    return "\n".join(L) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", help="comma-separated case names (default: all)")
+    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "coldstart.md"))
+    ap.add_argument("--json", help="also write the raw measurements here")
+    ap.add_argument("--src", help="source tree to measure (default: this checkout's src/)")
+    args = ap.parse_args(argv)
+    if args.src:
+        global SRC
+        SRC = Path(args.src).resolve()
+    names = list(CASES) if not args.cases else [n.strip() for n in args.cases.split(",")]
+    rows = []
+    for name in names:
+        r = measure(name)
+        c = r["cold"]
+        print(f"{name}: CPU import {c['import cpu']:.2f} s, first fit {c['first fit cpu']:.2f} s "
+              f"(compile {c['compile cpu']:.2f} s, {len(c['compiled'])} functions), warm "
+              f"{r['warm']['first fit cpu']:.3f} s; wall first fit {c['first fit']:.2f} s",
+              flush=True)
+        rows.append(r)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=Path(__file__).parent).stdout.strip()
+    load = os.getloadavg()[0]
+    source = f"commit {commit} (+ working tree)" if not args.src else f"source {args.src}"
+    info = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} on {source}, "
+            f"one thread, load average {load:.2f} at the end (2 cores, shared).")
+    Path(args.out).write_text(markdown(rows, info))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
