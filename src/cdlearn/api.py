@@ -33,14 +33,15 @@ from .solvers.newton_cd import choose_hessian
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
-_PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista", "ws-cd", "newton-cd", "newton-cg")
+_PRIMAL_OPTION_SOLVERS = ("primal-cd", "block-cd", "fista", "ws-cd", "newton-cd", "newton-cg",
+                          "gram-cd")
 #: ``solve``'s method options, their defaults and the methods that use them; a
 #: method given a non-default value of an option it does not use raises (it
 #: would be ignored). Methods check the values they do not support themselves.
 METHOD_OPTIONS = {
-    "sampling": (None, ("primal-cd", "dual-cd", "block-cd", "ws-cd", "spdc")),
+    "sampling": (None, ("primal-cd", "dual-cd", "block-cd", "ws-cd", "spdc", "gram-cd")),
     "power": (1.0, ("primal-cd", "block-cd")),
-    "primal_step": ("newton", ("primal-cd", "ws-cd")),
+    "primal_step": ("newton", ("primal-cd", "ws-cd", "gram-cd")),
     "dual_step": ("exact", ("dual-cd",)),
     "w0": (None, _PRIMAL_OPTION_SOLVERS),
     "alpha0": (None, ("dual-cd", "spdc", "dgpd")),
