@@ -387,6 +387,16 @@ class Design:
         """
         stats = self.__dict__.setdefault("_stats", {})
         value = stats.get(name)
+        if value is None and not self.is_sparse and self.dtype == np.float64:
+            # dense float64: only the statistic asked for, vectorised (10,000 × 100:
+            # the one-pass kernel's per-entry branch cost 2-7 ms, einsum ~0.5 ms)
+            A = self._dense
+            axis = 1 if name.startswith("row") else 0
+            if name.endswith("sq_norms"):
+                value = np.einsum("ij,ij->i" if axis else "ij,ij->j", A, A)
+            else:
+                value = np.count_nonzero(A, axis=axis).astype(np.int64)
+            stats[name] = value
         if value is None:
             data, indices, indptr, by_rows = _stored_triple(self.to_scipy())
             n, d = self.shape

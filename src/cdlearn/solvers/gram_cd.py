@@ -45,6 +45,36 @@ GRAM_MAX = 8192
 CONSTANT_COLUMN = 1e-12
 
 
+#: ``solver="auto"``'s cost model (seconds), measured on this machine with
+#: ``python -m benchmarks.gram_cost`` (benchmarks/results/gram_cost.md): one product of
+#: the BLAS Gram ``XᵀX`` (dense float64) ...
+GRAM_PRODUCT_COST = 0.08e-9
+#: ... one matrix entry read by a CD epoch (data columns or Gram rows alike) ...
+ENTRY_COST = 2.5e-9
+#: ... and the epochs assumed for a solve: ws-cd's outer gradients and inner epochs come
+#: to about 10 data passes on the Lasso cases measured (1e-6 to 1e-10), gram-cd's
+#: epochs to 20 (its checks every ≤ 10 epochs)
+DATA_PASSES = 10
+GRAM_EPOCHS = 20
+#: auto never forms a Gram matrix above this d (32 MB)
+GRAM_MAX_AUTO = 2048
+
+
+def gram_cost_ratio(problem: Problem) -> float:
+    """Predicted time of gram-cd over ws-cd for a dense squared-loss problem (inf: not a candidate).
+
+    gram-cd: the Gram matrix (``n d²`` products, BLAS) plus ``GRAM_EPOCHS`` epochs of
+    ``d²`` entries; ws-cd: ``DATA_PASSES`` passes over the ``nnz`` entries.
+    """
+    p = problem
+    n, d = p.n_samples, p.n_features
+    if p.loss != "squared" or p.design.is_sparse or d > GRAM_MAX_AUTO:
+        return np.inf
+    gram = GRAM_PRODUCT_COST * n * d * d + GRAM_EPOCHS * d * d * ENTRY_COST
+    data = DATA_PASSES * 2.0 * max(p.design.nnz, 1) * ENTRY_COST
+    return gram / data
+
+
 def _weighted_mean(M, sw):
     return np.asarray(sw @ M, dtype=np.float64).ravel() / float(sw.sum())
 
