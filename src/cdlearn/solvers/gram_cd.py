@@ -75,10 +75,6 @@ def gram_cost_ratio(problem: Problem) -> float:
     return gram / data
 
 
-def _weighted_mean(M, sw):
-    return np.asarray(sw @ M, dtype=np.float64).ravel() / float(sw.sum())
-
-
 def gram_system(problem: Problem, gram=None):
     """``(G, c, x̄, ȳ)`` for ``problem``: ``G = Σ s_i x̃_i x̃_iᵀ / n``, ``c = Σ s_i x̃_i ỹ_i / n``.
 
@@ -92,12 +88,22 @@ def gram_system(problem: Problem, gram=None):
         raise ValueError(f"solver='gram-cd' needs a dense {d}×{d} Gram matrix; it is "
                          f"limited to {GRAM_MAX} features")
     sw, y = p.sample_weight, p.y
-    M = p.design.to_scipy()
     unit = bool(np.all(sw == 1.0))
-    xbar = _weighted_mean(M, sw) if p.fit_intercept else np.zeros(d)
+    if p.design.is_sparse:
+        M = p.design.to_scipy()
+        XT = M.T
+    else:
+        # Xᵀ as a C-ordered (d, n) array over the column view (no copy of Fortran-ordered
+        # input): the products below then round alike whatever the caller's layout
+        v = p.design.csc
+        XT = v.data.reshape(d, n)
+        if XT.dtype != np.float64:
+            XT = XT.astype(np.float64)
+    xbar = np.asarray(XT @ sw, dtype=np.float64).ravel() / float(sw.sum()) \
+        if p.fit_intercept else np.zeros(d)
     ybar = float(sw @ y) / float(sw.sum()) if p.fit_intercept else 0.0
     yc = y - ybar
-    c = np.asarray(M.T @ (sw * yc), dtype=np.float64).ravel()
+    c = np.asarray(XT @ (sw * yc), dtype=np.float64).ravel()
     if p.fit_intercept:
         c -= xbar * float(sw @ yc)  # zero in exact arithmetic; removes its rounding
     c /= n
@@ -112,18 +118,18 @@ def gram_system(problem: Problem, gram=None):
     key = ("gram", bool(p.fit_intercept), None if unit else hash(sw.tobytes()))
 
     def compute():
-        if sp.issparse(M):
+        if p.design.is_sparse:
             Ms = M if unit else sp.diags(sw) @ M
-            G = np.asarray((M.T @ Ms).toarray(), dtype=np.float64)
+            G = np.asarray((XT @ Ms).toarray(), dtype=np.float64)
             if p.fit_intercept:
                 G -= float(sw.sum()) * np.outer(xbar, xbar)
         else:
-            A = np.asarray(M, dtype=np.float64)
+            A = XT
             if p.fit_intercept:
-                A = A - xbar  # centred copy: no cancellation in G for large means
+                A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
             if not unit:
-                A = A * np.sqrt(sw)[:, None]
-            G = A.T @ A  # BLAS syrk
+                A = A * np.sqrt(sw)
+            G = A @ A.T  # BLAS syrk
         G = np.ascontiguousarray(G)
         G /= n
         return G
@@ -231,7 +237,11 @@ class GramCDState(PrimalIterate):
 
     def _restore_margins(self):
         p = self.problem
-        self.z = p.design.matvec(self.w)
+        design = p.design
+        if design.is_sparse or design.dtype != np.float64:
+            self.z = design.matvec(self.w)
+        else:  # from the column view, as G and c: the same rounding for C and F input
+            self.z = design.csc.data.reshape(p.n_features, p.n_samples).T @ self.w
         if p.fit_intercept:
             self._intercept[0] = self.ybar - float(self.xbar @ self.w)
             self.z += self._intercept[0]
