@@ -72,6 +72,8 @@ class PrimalIterate:
 
     def restore(self, snap):
         w, b = snap
+        if b == self._intercept[0] and np.array_equal(w, self.w):
+            return  # the current point: its margins need no product with X
         self.w[:] = w
         self._intercept[0] = b
         self._restore_margins()

@@ -238,7 +238,9 @@ class GramCDState(PrimalIterate):
     def _restore_margins(self):
         p = self.problem
         design = p.design
-        if design.is_sparse or design.dtype != np.float64:
+        if not np.any(self.w):
+            self.z = np.zeros(p.n_samples)
+        elif design.is_sparse or design.dtype != np.float64:
             self.z = design.matvec(self.w)
         else:  # from the column view, as G and c: the same rounding for C and F input
             self.z = design.csc.data.reshape(p.n_features, p.n_samples).T @ self.w
