@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -47,6 +47,8 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 \
+		$(PY) -m benchmarks.overhead --out benchmarks/results/overhead.md
 
 bench-quick: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run --quick
@@ -61,6 +63,13 @@ bench-coldstart: $(STAMP)
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
+
+# benchopt's public Lasso benchmark with cdlearn's solver file (benchmarks/benchopt/);
+# BENCHMARK=path/to/benchmark_lasso checkout, else it is cloned (needs the network)
+bench-benchopt: $(STAMP)
+	$(PY) -m pip install -q -e '.[bench]'
+	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m benchmarks.benchopt.run \
+		$${BENCHMARK:+--benchmark $$BENCHMARK} --out benchmarks/results/benchopt_lasso.md
 
 # CLI fuzz: malformed LIBSVM and model files through `cdlearn` subprocesses (CI runs 30)
 fuzz-cli: $(STAMP)

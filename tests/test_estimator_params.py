@@ -230,8 +230,8 @@ def test_selection_precompute_copy_X():
     ref = sk.Lasso(alpha=alpha, tol=1e-14, max_iter=100_000).fit(X, y)
     X0 = X.copy()
     for params, method in ((dict(selection="random"), "primal-cd"),
-                           (dict(precompute=True), "newton-cd"),
-                           (dict(precompute="auto", copy_X=False), "ws-cd")):
+                           (dict(precompute=True), "gram-cd"),
+                           (dict(precompute="auto", copy_X=False), "gram-cd")):
         m = Lasso(alpha=alpha, **params, **TIGHT).fit(X, y)
         assert m.solver_ == method, params
         np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-8)
@@ -245,7 +245,7 @@ def test_selection_precompute_copy_X():
     with pytest.raises(ValueError, match="selection='random'"):
         Lasso(selection="random", sampling="importance").fit(X, y)
     with pytest.warns(UserWarning, match="Gram matrix was provided but X was centered"):
-        assert Lasso(precompute=X.T @ X).fit(X, y).solver_ == "newton-cd"
+        assert Lasso(precompute=X.T @ X).fit(X, y).solver_ == "gram-cd"
     with pytest.raises(ValueError, match="Gram matrix passed in via 'precompute' parameter did "
                                          "not pass validation"):
         Lasso(precompute=X.T @ X + 1.0).fit(X - X.mean(axis=0), y)

@@ -214,22 +214,43 @@ def check_seed(name: str, value) -> int | None:
     return int(value)
 
 
-def _check_values(name: str, values: np.ndarray) -> None:
-    """NaN, infinity or entries beyond MAX_ABS_VALUE in ``values`` raise a ValueError.
+@njit(cache=True)
+def _magnitude_and_count(flat):
+    """``(max |x|, number of nonzeros)`` of a 1-d array in one pass; NaN propagates."""
+    top = 0.0
+    count = 0
+    for k in range(flat.shape[0]):
+        v = abs(np.float64(flat[k]))
+        if not v <= top:  # larger, or NaN (then it stays NaN: NaN <= x is False)
+            if v != v or top == top:
+                top = v
+        count += v != 0.0
+    return top, count
 
-    The largest magnitude comes from ``max`` and ``min`` (NaN propagates through
-    both): no temporary of the input's size, which a matrix of 10⁷ entries
-    would pay as 80 MB for ``np.abs`` and 10 MB for an ``isfinite`` mask.
+
+def _check_values(name: str, values: np.ndarray) -> int:
+    """NaN, infinity or entries beyond MAX_ABS_VALUE in ``values`` raise a ValueError;
+    returns the number of nonzeros.
+
+    One pass (:func:`_magnitude_and_count`) with no temporary of the input's size,
+    which a matrix of 10⁷ entries would pay as 80 MB for ``np.abs`` and 10 MB
+    for an ``isfinite`` mask (``max``, ``min`` and ``count_nonzero`` took three
+    passes: ~7 ms of a 10,000 × 100 solve's set-up). Contiguous arrays in
+    either order are read in place.
     """
     if values.size == 0:
-        return
-    top = max(float(values.max()), -float(values.min()))
+        return 0
+    flat = values.ravel(order="K") if (values.flags.c_contiguous or
+                                       values.flags.f_contiguous) else values.ravel()
+    top, count = _magnitude_and_count(flat)
+    top = float(top)
     if not np.isfinite(top):
         raise ValueError(f"{name} contains NaN or infinity")
     if top > MAX_ABS_VALUE:
         raise ValueError(f"{name} has entries of magnitude {top:.3g} > {MAX_ABS_VALUE:g}, "
                          "beyond what the solvers' certificates can represent in float64; "
                          f"rescale {name} (e.g. divide it by its largest entry)")
+    return int(count)
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -368,13 +389,13 @@ class Design:
             raise ValueError(f"{name} is empty: shape {A.shape}")
         dtype = _float_dtype(A.dtype)
         A = np.asarray(A, dtype=dtype)
-        _check_values(name, A)
+        nnz = _check_values(name, A)
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
         self.is_sparse = False
         self._sparse = None
         self._dense = A
-        self.nnz = int(np.count_nonzero(A))
+        self.nnz = nnz
 
     def _statistic(self, name: str) -> np.ndarray:
         """One of ``row_sq_norms``, ``row_nnz``, ``col_sq_norms``, ``col_nnz``.
@@ -387,6 +408,16 @@ class Design:
         """
         stats = self.__dict__.setdefault("_stats", {})
         value = stats.get(name)
+        if value is None and not self.is_sparse and self.dtype == np.float64:
+            # dense float64: only the statistic asked for, vectorised (10,000 × 100:
+            # the one-pass kernel's per-entry branch cost 2-7 ms, einsum ~0.5 ms)
+            A = self._dense
+            axis = 1 if name.startswith("row") else 0
+            if name.endswith("sq_norms"):
+                value = np.einsum("ij,ij->i" if axis else "ij,ij->j", A, A)
+            else:
+                value = np.count_nonzero(A, axis=axis).astype(np.int64)
+            stats[name] = value
         if value is None:
             data, indices, indptr, by_rows = _stored_triple(self.to_scipy())
             n, d = self.shape

@@ -131,7 +131,9 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         check_bool("fit_intercept", self.fit_intercept)
         positive = check_bool("positive", self.positive)
         check_copy_X(self.copy_X)
-        solver, extra = precompute_solver(self.precompute, check_solver(self.solver, {}))
+        # a Gram array is that of the full data, not of the folds: formed per fold instead
+        precompute = True if hasattr(self.precompute, "__array__") else self.precompute
+        solver, extra = precompute_solver(precompute, check_solver(self.solver, {}))
         sampling = selection_sampling(self.selection, self.sampling)
         X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
                              y_numeric=True)

@@ -223,11 +223,9 @@ class _SparseRegressor(_CDRegressor):
         gram_solver, extra = precompute_solver(precompute, solver)
         options["sampling"] = selection_sampling(self.selection, self.sampling)
         if check_bool("positive", self.positive):
-            # precompute is a speed hint: newton-cd does not take the constraint w ≥ 0
             options["positive"] = True
-        else:
-            solver = gram_solver
-            options.update(extra)
+        solver = gram_solver
+        options.update(extra)
         return solver, options
 
     @property

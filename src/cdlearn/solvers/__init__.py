@@ -154,6 +154,15 @@ def _ws_cd(m):
     )
 
 
+def _gram_cd(m):
+    return SolverSpec(
+        "gram-cd", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
+        m.GramCDState,
+        note="; gram-cd (CD on the Gram matrix XᵀSX/n) is for the squared loss",
+        options=m.OPTIONS, positive=True,
+    )
+
+
 #: method name -> (module of cdlearn.solvers, spec built from that module)
 _REGISTRY: dict[str, tuple[str, Callable]] = {
     "primal-cd": ("primal_cd", _primal_cd),
@@ -167,6 +176,7 @@ _REGISTRY: dict[str, tuple[str, Callable]] = {
     "newton-cd": ("newton_cd", _newton_cd),
     "ws-cd": ("working_set", _ws_cd),
     "newton-cg": ("newton_cg", _newton_cg),
+    "gram-cd": ("gram_cd", _gram_cd),
 }
 
 
@@ -227,7 +237,7 @@ SOLVERS: SolverRegistry = SolverRegistry(_REGISTRY)
 _MODULE_ALIASES = {"dgpd_solver": "dgpd", "newton_solver": "newton_cd", "spdc_solver": "spdc",
                    "ws_solver": "working_set"}
 _SUBMODULES = ("block_cd", "dual_cd", "full_gradient", "greedy_cd", "primal_cd", "dgpd",
-               "newton_cd", "spdc", "working_set", "intercept", "newton_cg")
+               "newton_cd", "spdc", "working_set", "intercept", "newton_cg", "gram_cd")
 
 
 def __getattr__(name):

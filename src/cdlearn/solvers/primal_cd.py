@@ -102,7 +102,7 @@ class PrimalCDState(PrimalIterate):
         else:
             eso = weighted_column_sq_norms(p)
         self.lips = beta * eso / n
-        self.lips[p.design.col_nnz == 0] = 0.0
+        # (an empty column has lips 0 already: no count of its nonzeros needed)
 
         self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC, "shuffle": SHUFFLE}.get(
             sampling, IMPORTANCE)
@@ -132,7 +132,8 @@ class PrimalCDState(PrimalIterate):
             np.maximum(self.w, 0.0, out=self.w)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
-        self.z = p.design.matvec(self.w) + self._intercept[0]
+        self.z = (np.full(n, self._intercept[0]) if w0 is None else
+                  p.design.matvec(self.w) + self._intercept[0])
         self._checks = 0
         self._deriv = np.empty(n)
         # logistic + Newton + serial: the kernel with cached σ(-y z) (kernels.primal_cd)

@@ -1,0 +1,263 @@
+"""Cyclic CD on the Gram matrix ``XᵀSX/n``, squared loss ("gram-cd").
+
+For ``n ≫ d``, or many fits on one X (paths, cross-validation, warm starts),
+an epoch in O(d²) on the Gram matrix beats one in O(nnz) on the data
+(:mod:`cdlearn.kernels.gram_cd`; scikit-learn's ``precompute=True``). The
+Gram matrix costs ``n d²/2`` flops once (BLAS ``XᵀX``; sparse X: scipy's
+product), is cached on the :class:`~cdlearn.data.Design` for the weights and
+intercept it was built for, and may be given (``gram=``, scikit-learn's
+``precompute=array``): ``Σ_i s_i (x_i - x̄)(x_i - x̄)ᵀ`` with ``x̄`` the
+weighted mean when an intercept is fitted (otherwise ``x̄ = 0``), i.e. without
+the ``1/n``.
+
+With an intercept the problem is solved in centred form, ``b = ȳ - x̄ᵀw``.
+Certificate: exact, as primal CD's -- the margins ``z = Xw + b`` from one
+product with X (the intercept at its exact minimiser), the dual point
+``α = -s(z - y)`` and ``u = Xᵀα/n = -(Gw - c)`` (``g`` recomputed from G, not
+the incrementally updated one), the gap as a sum of Fenchel–Young terms.
+
+Every ``anderson_k`` epochs the last iterates are Anderson-extrapolated (as in
+:mod:`cdlearn.solvers.working_set`; Bertrand & Massias 2021, AISTATS) and the
+point is kept if it lowers the objective, evaluated in O(d²) on G: cyclic CD
+alone crawls on correlated columns (300 × 60 Gaussian + 3, no intercept, Lasso:
+gap 1.6 after 2,000 epochs).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..kernels.gram_cd import gram_cd_epoch
+from ..kernels.working_set import _anderson_weights
+from ..objectives import certificate_from_dual_point
+from ..penalties import penalty_value
+from .base import PrimalIterate, Problem, initial_primal
+from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
+
+SUPPORTED_LOSSES = ("squared",)
+SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
+OPTIONS = ("gram", "anderson_k")
+#: the largest d for which gram-cd forms its d×d matrix (512 MB)
+GRAM_MAX = 8192
+#: a centred diagonal entry at most this share of the uncentred one is a constant
+#: column: centring left only rounding, its coefficient stays 0
+CONSTANT_COLUMN = 1e-12
+
+
+#: ``solver="auto"``'s cost model (seconds), measured on this machine with
+#: ``python -m benchmarks.gram_cost`` (benchmarks/results/gram_cost.md; 10,000 × 100:
+#: XᵀX 8-14 ms, ws-cd epochs ~2.5 ns per entry, on the loaded 2-core machine): one product of
+#: the BLAS Gram ``XᵀX`` (dense float64) ...
+GRAM_PRODUCT_COST = 0.08e-9
+#: ... one matrix entry read by a CD epoch (data columns or Gram rows alike) ...
+ENTRY_COST = 2.5e-9
+#: ... and the epochs assumed for a solve: ws-cd's outer gradients and inner epochs come
+#: to about 10 data passes on the Lasso cases measured (1e-6 to 1e-10), gram-cd's
+#: epochs to 20 (its checks every ≤ 10 epochs)
+DATA_PASSES = 10
+GRAM_EPOCHS = 20
+#: auto never forms a Gram matrix above this d (32 MB)
+GRAM_MAX_AUTO = 2048
+
+
+def gram_cost_ratio(problem: Problem) -> float:
+    """Predicted time of gram-cd over ws-cd for a dense squared-loss problem (inf: not a candidate).
+
+    gram-cd: the Gram matrix (``n d²`` products, BLAS) plus ``GRAM_EPOCHS`` epochs of
+    ``d²`` entries; ws-cd: ``DATA_PASSES`` passes over the ``nnz`` entries.
+    """
+    p = problem
+    n, d = p.n_samples, p.n_features
+    if p.loss != "squared" or p.design.is_sparse or d > GRAM_MAX_AUTO:
+        return np.inf
+    gram = GRAM_PRODUCT_COST * n * d * d + GRAM_EPOCHS * d * d * ENTRY_COST
+    data = DATA_PASSES * 2.0 * max(p.design.nnz, 1) * ENTRY_COST
+    return gram / data
+
+
+def gram_system(problem: Problem, gram=None):
+    """``(G, c, x̄, ȳ)`` for ``problem``: ``G = Σ s_i x̃_i x̃_iᵀ / n``, ``c = Σ s_i x̃_i ỹ_i / n``.
+
+    ``x̃, ỹ`` are centred by their weighted means with an intercept. ``gram``: the
+    un-normalised ``Σ s_i x̃_i x̃_iᵀ``, as scikit-learn's precompute (checked for shape
+    and finiteness here, for its values by the estimators).
+    """
+    p = problem
+    n, d = p.n_samples, p.n_features
+    if d > GRAM_MAX:
+        raise ValueError(f"solver='gram-cd' needs a dense {d}×{d} Gram matrix; it is "
+                         f"limited to {GRAM_MAX} features")
+    sw, y = p.sample_weight, p.y
+    unit = bool(np.all(sw == 1.0))
+    if p.design.is_sparse:
+        M = p.design.to_scipy()
+        XT = M.T
+    else:
+        # Xᵀ as a C-ordered (d, n) array over the column view (no copy of Fortran-ordered
+        # input): the products below then round alike whatever the caller's layout
+        v = p.design.csc
+        XT = v.data.reshape(d, n)
+        if XT.dtype != np.float64:
+            XT = XT.astype(np.float64)
+    xbar = np.asarray(XT @ sw, dtype=np.float64).ravel() / float(sw.sum()) \
+        if p.fit_intercept else np.zeros(d)
+    ybar = float(sw @ y) / float(sw.sum()) if p.fit_intercept else 0.0
+    yc = y - ybar
+    c = np.asarray(XT @ (sw * yc), dtype=np.float64).ravel()
+    if p.fit_intercept:
+        c -= xbar * float(sw @ yc)  # zero in exact arithmetic; removes its rounding
+    c /= n
+    if gram is not None:
+        G = np.array(gram, dtype=np.float64, order="C")
+        if G.shape != (d, d):
+            raise ValueError(f"gram must have shape {(d, d)}, got {G.shape}")
+        if not np.all(np.isfinite(G)):
+            raise ValueError("gram contains NaN or infinity")
+        G /= n
+        return G, c, xbar, ybar
+    key = ("gram", bool(p.fit_intercept), None if unit else hash(sw.tobytes()))
+
+    def compute():
+        if p.design.is_sparse:
+            Ms = M if unit else sp.diags(sw) @ M
+            G = np.asarray((XT @ Ms).toarray(), dtype=np.float64)
+            if p.fit_intercept:
+                G -= float(sw.sum()) * np.outer(xbar, xbar)
+        else:
+            A = XT
+            if p.fit_intercept:
+                A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
+            if not unit:
+                A = A * np.sqrt(sw)
+            G = A @ A.T  # BLAS syrk
+        G = np.ascontiguousarray(G)
+        G /= n
+        return G
+
+    return p.design.derived(key, compute), c, xbar, ybar
+
+
+class GramCDState(PrimalIterate):
+    """State of Gram CD (module docstring); ``gram``: a given Gram matrix or None."""
+
+    predict_checks = True
+
+    def __init__(self, problem: Problem, *, sampling="uniform", batch_size=1, seed=0,
+                 w0=None, intercept0=0.0, step="newton", power=1.0, gram=None,
+                 anderson_k=5):
+        if sampling not in ("uniform", "cyclic"):
+            raise ValueError(f"solver='gram-cd' visits the coordinates cyclically; "
+                             f"sampling={sampling!r} is not available (use the default)")
+        if batch_size != 1:
+            raise ValueError("solver='gram-cd' takes serial steps; batch_size must be 1")
+        if step != "newton":
+            raise ValueError("solver='gram-cd' takes exact coordinate steps; "
+                             f"primal_step={step!r} is not available")
+        self.problem = p = problem
+        d, n = p.n_features, p.n_samples
+        self.G, self.c, self.xbar, self.ybar = gram_system(p, gram)
+        self.diag = np.diag(self.G).copy()
+        if p.fit_intercept:  # a constant column centres to rounding: keep it at 0
+            bound = float(p.sample_weight.max()) * p.design.col_sq_norms / n
+            self.diag[self.diag <= CONSTANT_COLUMN * bound] = 0.0
+        self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
+        self.w[self.diag == 0.0] = 0.0  # optimal for constant columns under any penalty
+        if p.positive:
+            np.maximum(self.w, 0.0, out=self.w)
+        self.g = self.G @ self.w - self.c
+        if isinstance(anderson_k, bool) or not isinstance(anderson_k, int | np.integer) \
+                or anderson_k == 1 or anderson_k < 0:
+            raise ValueError(f"anderson_k must be 0 (no extrapolation) or an integer >= 2, "
+                             f"got {anderson_k!r}")
+        self.k = int(anderson_k)
+        self.hist = np.empty((self.k + 1, d))
+        self.filled = 0
+        self.stats = dict(anderson_tried=0, anderson_accepted=0)
+        self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
+        self.alpha = None
+        self.z = np.empty(n)
+        self._deriv = np.empty(n)
+        self._restore_margins()
+
+    def run_epoch(self):
+        p = self.problem
+        if self.k and self.filled == 0:
+            self.hist[0] = self.w
+            self.filled = 1
+        entries, updates = gram_cd_epoch(self.G, self.g, self.w, self.diag, p.l1, p.l2,
+                                         p.positive)
+        if self.k:
+            self.hist[self.filled] = self.w
+            self.filled += 1
+            if self.filled == self.k + 1:
+                entries += self._extrapolate()
+                self.hist[0] = self.w
+                self.filled = 1
+        return entries, updates
+
+    def _objective(self, w, Gw) -> float:
+        """P(w) up to the constant ``ỹᵀSỹ/(2n)``, from ``Gw``."""
+        p = self.problem
+        return 0.5 * float(w @ Gw) - float(self.c @ w) + penalty_value(w, p.l1, p.l2)
+
+    def _extrapolate(self) -> int:
+        """Anderson step from ``hist``, kept if it lowers P; returns the entries read."""
+        self.stats["anderson_tried"] += 1
+        weights, ok = _anderson_weights(self.hist, self.k)
+        if not ok:
+            return 0
+        cand = weights @ self.hist[1:]
+        if self.problem.positive and np.any(cand < 0.0):
+            return 0
+        cand[self.diag == 0.0] = 0.0
+        Gc = self.G @ cand
+        if self._objective(cand, Gc) < self._objective(self.w, self.g + self.c):
+            self.w[:] = cand
+            np.subtract(Gc, self.c, out=self.g)
+            self.stats["anderson_accepted"] += 1
+        return self.w.shape[0] ** 2
+
+    def reference(self) -> float:
+        return initial_primal(self.problem)
+
+    def certificate(self):
+        p = self.problem
+        self._restore_margins()  # exact z = Xw + b, intercept at its minimiser
+        if p.l1 == 0.0 and p.l2 == 0.0:
+            return margin_certificate(self)
+        np.dot(self.G, self.w, out=self.g)
+        self.g -= self.c
+        alpha = p.y - self.z
+        alpha *= p.sample_weight
+        return certificate_from_dual_point(p.loss_code, self.z, alpha, p.y, p.sample_weight,
+                                           self.w, -self.g, p.l1, p.l2, p.positive)
+
+    def kkt_violation(self) -> float:
+        return margin_kkt_violation(self)
+
+    def _restore_margins(self):
+        p = self.problem
+        design = p.design
+        if not np.any(self.w):
+            self.z = np.zeros(p.n_samples)
+        elif design.is_sparse or design.dtype != np.float64:
+            self.z = design.matvec(self.w)
+        else:  # from the column view, as G and c: the same rounding for C and F input
+            self.z = design.csc.data.reshape(p.n_features, p.n_samples).T @ self.w
+        if p.fit_intercept:
+            self._intercept[0] = self.ybar - float(self.xbar @ self.w)
+            self.z += self._intercept[0]
+            refresh_margins(self, False)
+
+    def restore(self, snap):
+        super().restore(snap)
+        np.dot(self.G, self.w, out=self.g)
+        self.g -= self.c
+        self.filled = 0
+
+    def active(self) -> int:
+        return self.problem.n_features
+
+    def extra_info(self) -> dict:
+        return dict(self.stats)

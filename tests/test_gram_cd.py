@@ -1,0 +1,117 @@
+"""gram-cd (CD on the Gram matrix, squared loss): agreement with ws-cd and scikit-learn,
+precompute (True, a given Gram, "auto"), auto's choice and the tolerance-driven reach."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sklearn.linear_model as sk
+
+import cdlearn
+from cdlearn import ElasticNet, Lasso
+
+
+def _data(n=200, d=30, seed=0, shift=0.0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d)) + shift
+    y = X[:, :5] @ rng.standard_normal(5) + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+@pytest.mark.parametrize("penalty,l1_ratio", [("l1", 1.0), ("elastic_net", 0.6), ("l2", 0.0)])
+def test_gram_cd_agrees_with_ws_cd_and_sklearn(fit_intercept, penalty, l1_ratio):
+    X, y = _data(shift=1.0)
+    sw = np.random.default_rng(1).uniform(0.5, 2.0, X.shape[0])
+    sw *= X.shape[0] / sw.sum()
+    lam = 0.05
+    kw = dict(loss="squared", penalty=penalty, lam=lam, l1_ratio=l1_ratio, tol=1e-12,
+              max_epochs=100_000, fit_intercept=fit_intercept, sample_weight=sw)
+    g = cdlearn.solve(X, y, solver="gram-cd", **kw)
+    w = cdlearn.solve(X, y, solver="ws-cd", **kw)
+    assert g.solver == "gram-cd" and g.converged
+    assert 0.0 <= g.gap <= 1e-12 * g.trace["primal"][0]
+    np.testing.assert_allclose(g.primal, w.primal, rtol=1e-11)
+    if penalty != "l2":
+        ref = sk.ElasticNet(alpha=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                            tol=1e-14, max_iter=1_000_000).fit(X, y, sample_weight=sw)
+        np.testing.assert_allclose(g.w, ref.coef_, atol=1e-8)
+        if fit_intercept:
+            np.testing.assert_allclose(g.intercept, ref.intercept_, atol=1e-8)
+
+
+def test_gram_cd_sparse_positive_and_constant_column():
+    import scipy.sparse as sp
+
+    X, y = _data(n=150, d=12, seed=3)
+    X[:, 4] = 2.5  # constant: centred away with the intercept
+    kw = dict(loss="squared", penalty="l1", lam=0.02, tol=1e-12, max_epochs=100_000,
+              fit_intercept=True, positive=True)
+    g = cdlearn.solve(sp.csc_matrix(X), y, solver="gram-cd", **kw)
+    w = cdlearn.solve(X, y, solver="ws-cd", **kw)
+    assert g.converged and g.w[4] == 0.0 and g.w.min() >= 0.0
+    np.testing.assert_allclose(g.primal, w.primal, rtol=1e-11)
+    np.testing.assert_allclose(g.w, w.w, atol=1e-8)
+
+
+def test_gram_option_checked():
+    X, y = _data(n=40, d=5)
+    with pytest.raises(ValueError, match="gram must have shape"):
+        cdlearn.solve(X, y, penalty="l1", lam=0.1, solver="gram-cd", gram=np.eye(4))
+    with pytest.raises(ValueError, match="gram contains NaN"):
+        cdlearn.solve(X, y, penalty="l1", lam=0.1, solver="gram-cd",
+                      gram=np.full((5, 5), np.nan))
+    with pytest.raises(ValueError, match="sampling='importance' is not available"):
+        cdlearn.solve(X, y, penalty="l1", lam=0.1, solver="gram-cd", sampling="importance")
+    with pytest.raises(ValueError, match="anderson_k"):
+        cdlearn.solve(X, y, penalty="l1", lam=0.1, solver="gram-cd", anderson_k=1)
+    with pytest.raises(ValueError, match="does not support loss='logistic'"):
+        cdlearn.solve(X, np.sign(y) + (y == 0), loss="logistic", penalty="l1", lam=0.1,
+                      solver="gram-cd")
+
+
+def test_precompute_true_array_and_auto():
+    X, y = _data(n=120, d=8, seed=5)
+    sw = np.random.default_rng(2).lognormal(size=120)
+    wn = sw * 120 / sw.sum()
+    Xc = X - np.average(X, axis=0, weights=wn)
+    Xr = Xc * np.sqrt(wn)[:, None]
+    ref = sk.ElasticNet(alpha=0.01, l1_ratio=0.5, tol=1e-14, max_iter=1_000_000).fit(
+        X, y, sample_weight=sw)
+    tight = dict(alpha=0.01, l1_ratio=0.5, tol=1e-10, max_iter=100_000)
+    fits = {"array": ElasticNet(precompute=Xr.T @ Xr, **tight).fit(Xc, y, sample_weight=sw),
+            "True": ElasticNet(precompute=True, **tight).fit(X, y, sample_weight=sw),
+            "auto": ElasticNet(precompute="auto", **tight).fit(X, y, sample_weight=sw)}
+    for name, m in fits.items():
+        np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-7, atol=1e-10, err_msg=name)
+    assert fits["array"].solver_ == fits["True"].solver_ == "gram-cd"
+    with pytest.raises(ValueError, match="precompute=True runs solver='gram-cd'"):
+        Lasso(precompute=True, solver="ws-cd").fit(X, y)
+
+
+def test_auto_chooses_by_cost_model():
+    tall = _data(n=2000, d=50)
+    square = _data(n=300, d=400)
+    r = cdlearn.solve(*tall, penalty="l1", lam=0.01)
+    assert r.solver == "gram-cd" and "predicted at" in r.info["reason"]
+    r = cdlearn.solve(*square, penalty="l1", lam=0.01)
+    assert r.solver == "ws-cd" and "predicted" in r.info["reason"]
+
+
+def test_tolerance_driven_reaches_1e10_on_the_tall_problem():
+    # benchopt's tolerance sampling: solve again from zero with tol 1, 0.1, ..., each
+    # run more accurate than the previous one, down to a relative 1e-10 of P*
+    rng = np.random.default_rng(27)
+    X = rng.standard_normal((5000, 50))
+    y = X @ (rng.standard_normal(50) * (rng.random(50) < 0.2)) + rng.standard_normal(5000)
+    lam = 0.1 * np.abs(X.T @ y).max() / X.shape[0]
+    best = cdlearn.solve(X, y, penalty="l1", lam=lam, tol=1e-14, max_epochs=10_000).primal
+    prev = np.inf
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k in range(0, 13):
+            r = cdlearn.solve(X, y, penalty="l1", lam=lam, tol=10.0 ** -k)
+            assert r.primal <= prev + 1e-15 * abs(prev)
+            prev = r.primal
+    assert r.solver == "gram-cd"
+    assert (prev - best) / best <= 1e-10
