@@ -135,3 +135,20 @@ def test_preconditioner_option_errors():
     res = cdlearn.solve(X, y, loss="logistic", lam=0.1, solver="newton-cg",
                         preconditioner=True)
     assert res.info["preconditioner"] == "diagonal"
+
+
+def test_auto_wide_squared_hinge_runs_dual_cd():
+    """LinearSVC on n < d (leukemia, parity's wide problems): dual CD, not newton-cg."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((30, 300))
+    y = np.where(X[:, 0] + 0.1 * rng.standard_normal(30) > 0, 1.0, -1.0)
+    name, reason = auto_solver(make_problem(X, y, loss="squared_hinge", penalty="l2",
+                                            lam=1.0 / 30))
+    assert name == "dual-cd" and "30 samples < 300 features" in reason
+    assert "squared hinge" not in auto_solver(make_problem(X, y, loss="logistic",
+                                                           penalty="l2", lam=1.0 / 30))[1]
+    svc = cdlearn.LinearSVC(C=1.0, tol=1e-10).fit(X, y)
+    assert svc.solver_ == "dual-cd"
+    ref = cdlearn.solve(X, y, loss="squared_hinge", penalty="l2", lam=1.0 / 30,
+                        fit_intercept=True, solver="newton-cg", tol=1e-13)
+    np.testing.assert_allclose(svc.coef_.ravel(), ref.w, atol=1e-5 * np.abs(ref.w).max())

@@ -151,8 +151,9 @@ def solvers(penalty, X, y, lmbd):
     return out
 
 
-def sweep(fit, budgets, value, repeats, cap):
-    """[(budget, median CPU seconds, objective)] until ε = 1e-10 is surely passed or cap."""
+def sweep(fit, budgets, value, repeats, cap, f_ref):
+    """[(budget, median CPU seconds, objective)] until the objective is within 1e-11 of
+    ``f_ref`` (a tight run's), stays flat for 8 budgets, or ``cap`` CPU seconds pass."""
     rows, spent, prev, same = [], 0.0, None, 0
     for b in budgets():
         times = []
@@ -165,7 +166,7 @@ def sweep(fit, budgets, value, repeats, cap):
         rows.append((b, float(np.median(times)), f))
         same = same + 1 if prev is not None and abs(f - prev) <= 1e-14 * abs(f) else 0
         prev = f
-        if same >= 3 or spent > cap:  # converged (objective flat) or out of budget
+        if (f - f_ref) <= 1e-11 * abs(f_ref) or same >= 8 or spent > cap:
             break
     return rows
 
@@ -213,10 +214,12 @@ def main(argv=None):
             lmbd = par if penalty == "l2" else par * float(np.abs(X.T @ y).max()) / 2.0
             value = _Value(X, y, penalty, lmbd)
             table = solvers(penalty, X, y, lmbd)
+            tight = {"cdlearn": 1e-15, "sklearn-lbfgs": 10_000, "skglm": 1000}
+            f_ref = min(value(table[k][0](b)) for k, b in tight.items() if k in table)
             runs = {}
             for sname, (fit, budgets) in table.items():
                 fit(next(iter(budgets())))  # warm-up: imports, numba caches
-                runs[sname] = sweep(fit, budgets, value, args.repeats, args.cap)
+                runs[sname] = sweep(fit, budgets, value, args.repeats, args.cap, f_ref)
             f_star = min(f for rows in runs.values() for _, _, f in rows)
             import cdlearn
 

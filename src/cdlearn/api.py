@@ -199,6 +199,12 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
                              "proximal Newton with its model solved in Gram form (newton-cd)")
     if problem.l2 <= 0.0:
         return "primal-cd", "penalty is not strongly convex: only primal CD applies"
+    if (problem.penalty == "l2" and problem.loss == "squared_hinge"
+            and problem.n_samples < problem.n_features):
+        return "dual-cd", (
+            f"squared hinge, {problem.n_samples} samples < {problem.n_features} features: "
+            "dual CD (liblinear -s 1; closed-form steps on n dual variables, where Newton's "
+            "piecewise-quadratic model changes its active set a few rows per iteration)")
     if problem.penalty == "l2":
         kappa, spread = dual_condition(problem)
         if kappa >= NEWTON_CG_KAPPA and spread <= NEWTON_CG_SPREAD:
