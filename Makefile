@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
+.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-benchopt-logreg lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -47,6 +47,12 @@ bench-memory: $(STAMP)
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
+
+# benchopt's benchmark_logreg_l2 / _l1 protocol offline (benchmarks/benchopt/logreg_driver.py;
+# the cdlearn solver files for benchopt itself are in benchmarks/benchopt/logreg_l*/solvers)
+bench-benchopt-logreg: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.benchopt.logreg_driver \
+		--out benchmarks/results
 
 # CLI fuzz: malformed LIBSVM and model files through `cdlearn` subprocesses (CI runs 30)
 fuzz-cli: $(STAMP)

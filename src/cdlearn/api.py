@@ -157,12 +157,16 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
       the methods whose steps honour w ≥ 0;
     - an l1 part (l1, elastic_net): ``ws-cd``, primal CD on working sets with
       Anderson extrapolation (ahead of celer and skglm on the benchmark's Lasso
-      cases, benchmarks/results);
+      cases, benchmarks/results); but ``newton-cd`` (proximal Newton) for the
+      logistic loss on dense rows or few features (:func:`l1_newton_reason`);
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
       (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
       few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
       whose outer iterations do not slow down with λ as first-order CD does
-      (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s);
+      (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s); on dense X with an
+      l2 penalty ``newton-cg`` with its lagged-Hessian preconditioner instead
+      (one BLAS Gram serves several outer iterations);
+    - the squared hinge with n < d under l2: ``dual-cd`` (liblinear -s 1);
     - l2 with a small λ on evenly scaled rows (:func:`dual_condition`):
       ``newton-cg``, truncated Newton with CG (liblinear's advice for large C);
     - otherwise (many features, l2 or no penalty): the face-off choice

@@ -31,6 +31,9 @@ epoch costs about two passes (gather + scatter), and near the optimum the inner
 solves take tens of epochs (a9a λ = 1/n: data form 68 outer iterations /
 11 s, Gram form 7 / 0.2 s), so H pays for itself. a9a (7.4), w8a (11.8) and
 ijcnn1 (~7) take the Gram form; reuters (42, d = 8315) and news20 the data form.
+Dense X forms H by BLAS (:func:`dense_gram`, ``ZᵀZ`` with ``Z = sqrt(D)·X``),
+priced at ``BLAS_GRAM_PRICE`` = 0.13 entry per product (measured): a dense
+10,000 × 100 takes the Gram form (13 passes), 1,000 × 1,000 the data form.
 
 Inner solver (``inner=``): ``"cd"`` is the CD above. With the Gram form and no
 l1 term (penalties l2 / none) the model is a smooth quadratic, and ``"auto"``
@@ -137,6 +140,28 @@ def gram_work(problem: Problem) -> float:
         return BLAS_GRAM_PRICE * n * float(d) * d
     k = problem.design.row_nnz.astype(np.int64)
     return float(np.sum(k * (k + 1) // 2))
+
+
+def dense_gram_rows(X: np.ndarray, D: np.ndarray, fit_intercept: bool, H: np.ndarray,
+                    rows: np.ndarray, columns: np.ndarray | None = None) -> int:
+    """Rows ``rows`` of ``XᵀDX`` (as :func:`dense_gram`; row ``d`` is the intercept's)
+    by one BLAS product, n·|rows|·m products: CD on the model over a working
+    set reads no other row (:func:`cdlearn.kernels.newton_cd.gram_inner_cd`).
+    ``columns``: X's columns as the rows of a (d, n) array, if at hand.
+    """
+    n, d = X.shape
+    feats = rows[rows < d]
+    if columns is None:
+        B = (X[:, feats] * D[:, None]).T
+    else:  # the columns contiguous: a gather of |rows| rows, not a strided pass over X
+        B = columns[feats] * D
+    H[feats, :d] = B @ X
+    if fit_intercept:
+        H[feats, d] = B.sum(axis=1)
+        if feats.shape[0] < rows.shape[0]:
+            H[d, :d] = D @ X
+            H[d, d] = D.sum()
+    return n * rows.shape[0] * (d + int(fit_intercept))
 
 
 def dense_gram(X: np.ndarray, D: np.ndarray, fit_intercept: bool, H: np.ndarray) -> int:
@@ -282,13 +307,17 @@ class NewtonCDState(PrimalIterate):
                                   self.D)
             entries = n
         need_h = not (self._hessian_ready and code == SQUARED)
+        # dense X, l1, CD on the model: only the working set's rows of XᵀDX are read,
+        # formed below once the set is known (skglm's ProxNewton works the same way)
+        rows_only = (self.form == "gram" and not p.design.is_sparse and p.l1 > 0.0
+                     and self.inner == "cd" and code != SQUARED)
         if self.form == "gram" and not p.design.is_sparse:
             if not fresh:
                 self.g[:d] = p.design.rmatvec(self.c)
                 if fit_b:
                     self.g[d] = self.c.sum()
                 entries += p.design.nnz
-            if need_h:
+            if need_h and not rows_only:
                 entries += dense_gram(p.design.to_scipy(), self.D, fit_b, self.H)
             diag_max = float(np.max(np.diag(self.H), initial=0.0))
         elif self.form == "gram":
@@ -307,7 +336,6 @@ class NewtonCDState(PrimalIterate):
                 entries += n
             diag_max = float(np.max(self.hdiag, initial=0.0))
         self._hessian_ready = True
-        nu = 0.0 if p.l2 > 0.0 else self._damping(diag_max)
 
         total, vmax = outer_violations(self.w, self.g, d, fit_b, p.l1, p.l2, self.viol)
         if self.s0 is None:
@@ -318,6 +346,13 @@ class NewtonCDState(PrimalIterate):
         self.prev_max = vmax
         if total == 0.0 or n_ws == 0:
             return entries, 0
+        if rows_only:
+            rows = self.ws[:n_ws]
+            v = p.design.csc  # dense: X in column-major order, made once per design
+            entries += dense_gram_rows(p.design.to_scipy(), self.D, fit_b, self.H, rows,
+                                       v.data.reshape(d, n))
+            diag_max = float(np.max(self.H[rows, rows], initial=0.0))
+        nu = 0.0 if p.l2 > 0.0 else self._damping(diag_max)
         eta = min(ETA_MAX, total / self.s0) * self.rho
         tol = eta * total
 
