@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt bench-benchopt-logreg lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -70,6 +70,12 @@ bench-benchopt: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
 	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m benchmarks.benchopt.run \
 		$${BENCHMARK:+--benchmark $$BENCHMARK} --out benchmarks/results/benchopt_lasso.md
+
+# benchopt's benchmark_logreg_l2 / _l1 protocol offline (benchmarks/benchopt/logreg_driver.py;
+# the cdlearn solver files for benchopt itself are in benchmarks/benchopt/logreg_l*/solvers)
+bench-benchopt-logreg: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.benchopt.logreg_driver \
+		--out benchmarks/results
 
 # CLI fuzz: malformed LIBSVM and model files through `cdlearn` subprocesses (CI runs 30)
 fuzz-cli: $(STAMP)

@@ -29,7 +29,7 @@ from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
-from .solvers.newton_cd import choose_hessian
+from .solvers.newton_cd import choose_hessian, gram_work
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
@@ -158,14 +158,19 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
       the methods whose steps honour w ≥ 0;
     - an l1 part (l1, elastic_net): ``gram-cd`` (CD on the Gram matrix) for the
       squared loss on dense X when its cost model predicts it faster
-      (:func:`cdlearn.solvers.gram_cd.gram_cost_ratio`: n ≫ d, d ≲ 600), else
-      ``ws-cd``, primal CD on working sets with Anderson extrapolation (ahead of
-      celer and skglm on the benchmark's wide Lasso cases, benchmarks/results);
+      (:func:`cdlearn.solvers.gram_cd.gram_cost_ratio`: n ≫ d, d ≲ 600);
+      ``newton-cd`` (proximal Newton) for the logistic loss on dense rows or few
+      features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
+      sets with Anderson extrapolation (ahead of celer and skglm on the
+      benchmark's wide Lasso cases, benchmarks/results);
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
       (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
       few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
       whose outer iterations do not slow down with λ as first-order CD does
-      (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s);
+      (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s); on dense X with an
+      l2 penalty ``newton-cg`` with its lagged-Hessian preconditioner instead
+      (one BLAS Gram serves several outer iterations);
+    - the squared hinge with n < d under l2: ``dual-cd`` (liblinear -s 1);
     - l2 with a small λ on evenly scaled rows (:func:`dual_condition`):
       ``newton-cg``, truncated Newton with CG (liblinear's advice for large C);
     - otherwise (many features, l2 or no penalty): the face-off choice
@@ -193,15 +198,29 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
             return "gram-cd", (f"squared loss, dense {problem.n_samples}×{problem.n_features}: "
                                f"CD on the Gram matrix predicted at {ratio:.2g}× the time of "
                                "working-set CD (solvers.gram_cd.gram_cost_ratio)")
+        newton = l1_newton_reason(problem)
+        if newton:
+            return "newton-cd", newton
         return "ws-cd", ("l1 penalty: primal CD on working sets with Anderson extrapolation "
                          "(ws-cd)" + (f"; CD on the Gram matrix predicted {ratio:.2g}× slower"
                                       if np.isfinite(ratio) else ""))
     if choose_hessian(problem) == "gram":
         m = problem.n_features + int(problem.fit_intercept)
+        if not problem.design.is_sparse and problem.penalty == "l2" and problem.l2 > 0.0:
+            return "newton-cg", (
+                f"dense X, {m} features: XᵀDX by BLAS costs {gram_work(problem) / max(problem.design.nnz, 1):.3g} "
+                "data passes; truncated Newton preconditioned by a lagged XᵀDX, refreshed "
+                "when CG's products cost more (newton-cg, preconditioner='gram')")
         return "newton-cd", (f"{m} features: the Hessian XᵀDX is small and cheap to form, "
                              "proximal Newton with its model solved in Gram form (newton-cd)")
     if problem.l2 <= 0.0:
         return "primal-cd", "penalty is not strongly convex: only primal CD applies"
+    if (problem.penalty == "l2" and problem.loss == "squared_hinge"
+            and problem.n_samples < problem.n_features):
+        return "dual-cd", (
+            f"squared hinge, {problem.n_samples} samples < {problem.n_features} features: "
+            "dual CD (liblinear -s 1; closed-form steps on n dual variables, where Newton's "
+            "piecewise-quadratic model changes its active set a few rows per iteration)")
     if problem.penalty == "l2":
         kappa, spread = dual_condition(problem)
         if kappa >= NEWTON_CG_KAPPA and spread <= NEWTON_CG_SPREAD:
@@ -210,6 +229,40 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
                 f"{kappa:.3g} ≥ {NEWTON_CG_KAPPA:g}, max/mean row norm² {spread:.3g}): "
                 "truncated Newton with CG (newton-cg)")
     return faceoff_choice(problem)
+
+
+#: ``solver="auto"`` runs newton-cd for an l1 logistic problem on dense rows from this
+#: many samples (leukemia, 38 × 7,129, stays with ws-cd, 0.5-0.75× skglm there)
+L1_NEWTON_MIN_SAMPLES = 100
+#: ... with rows at least this dense
+L1_NEWTON_MIN_DENSITY = 0.5
+
+
+def l1_newton_reason(problem: Problem) -> str:
+    """Why ``auto`` runs proximal Newton (newton-cd) on an l1 logistic problem, or "".
+
+    A ws-cd step on the logistic loss evaluates ``exp`` at every entry of its
+    column, every epoch; proximal Newton evaluates it once per sample per outer
+    iteration and runs its inner CD on a quadratic model (multiply-adds), as
+    skglm's ProxNewton and glum do. That pays where X is dense with many rows,
+    or where ``XᵀDX`` is cheap to form (few features). Measured at tol 1e-10,
+    time ws-cd / newton-cd (benchmarks/results/benchopt_logreg.md): correlated
+    10,000 × 100 at λmax/20: 2.9 s / 0.45 s; 1,000 × 1,000 at λmax/10: 5.9 s /
+    0.24 s; a9a at λmax/20: 1.0 s / 0.29 s; leukemia (38 rows): 40 / 47 ms.
+    """
+    if problem.loss != "logistic":
+        return ""
+    if choose_hessian(problem) == "gram":
+        return (f"l1 logistic, {problem.n_features} features: XᵀDX cheap to form; proximal "
+                "Newton (exp once per sample per outer iteration, CD on the quadratic model) "
+                "(newton-cd)")
+    density = problem.design.density
+    if problem.n_samples >= L1_NEWTON_MIN_SAMPLES and density >= L1_NEWTON_MIN_DENSITY:
+        return (f"l1 logistic on dense rows ({problem.n_samples} samples ≥ "
+                f"{L1_NEWTON_MIN_SAMPLES}, density {density:.2g} ≥ {L1_NEWTON_MIN_DENSITY:g}): "
+                "proximal Newton (exp once per sample per outer iteration, CD on the "
+                "quadratic model) (newton-cd)")
+    return ""
 
 
 #: ``solver="auto"`` runs newton-cg (l2, many features) when dual CD's

@@ -29,6 +29,21 @@ One "epoch" is one outer Newton iteration at ``(w, b)`` with margins ``z``:
    falsi (Illinois), to ``|h'(t)| <= 1e-3·|h'(0)|``. For the piecewise
    quadratic losses it is the exact 1-D minimiser after a few O(n) steps.
 
+Preconditioner (``preconditioner=``): ``"diagonal"`` (``True``) is liblinear's
+above; ``"gram"`` is a lagged Hessian ``XᵀD'X + λI`` (dense X only), formed by
+BLAS (:func:`cdlearn.solvers.newton_cd.dense_gram`) and factorised by Cholesky
+at the first outer iteration and again whenever the last PCG's products cost
+more than forming it (2·nnz per product against
+:func:`cdlearn.solvers.newton_cd.gram_work`); at a refresh the step is Newton's
+without CG, in between PCG needs a few products (Doikov, Chayti & Jaggi (2023),
+"Second-order optimization with lazy Hessians", ICML). ``"auto"`` (default)
+takes it for dense X whose Gram costs at most 25 data passes (about 0.13·d
+passes here: 10,000 × 100, not 1,000 × 1,000). Measured on benchopt's L2
+simulation 10,000 × 100 (y = sign(Xβ)), CPU time to gap 1e-10·P(0): lmbd = 1,
+4 outer iterations, 11 products, 2 Gram matrices, 38-73 ms (diagonal: 7 outer,
+~100 ms; scikit-learn lbfgs to the same objective 47-78 ms); lmbd = 0.01:
+52-119 ms (diagonal 160-800 ms under load; lbfgs 68-134 ms).
+
 Entries counted per epoch: ``nnz`` for the gradient ``Xᵀα`` (computed by the
 certificate and reused), ``nnz`` for ``diag(XᵀDX)``, ``2·nnz + 3n`` per CG
 iteration, ``n`` per line-search evaluation.
@@ -43,16 +58,18 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ..kernels.newton_cd import newton_weights
+from ..kernels.newton_cd import cholesky_apply, cholesky_factor, newton_weights
 from ..kernels.newton_cg import axpy, directional_slope
 from ..kernels.views import weighted_slice_powers
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
+from .newton_cd import GRAM_FACTOR, GRAM_MAX_AUTO, dense_gram, gram_work
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l2",)
 OPTIONS = ("preconditioner", "max_cg", "cg_eta")
+PRECONDITIONERS = ("auto", "diagonal", "gram", "none")
 PCG_ALPHA = 0.01  # liblinear's α_pcg: M = (1 - α)·I + α·diag(H) in its scaling
 LINE_TOL = 1e-3
 LINE_EVALS = 30
@@ -63,7 +80,7 @@ _DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense precondi
 class NewtonCGState(PrimalIterate):
     """State of truncated Newton-CG on one problem (see module docstring)."""
 
-    def __init__(self, problem: Problem, *, preconditioner=True, max_cg=1000, cg_eta=0.1,
+    def __init__(self, problem: Problem, *, preconditioner="auto", max_cg=1000, cg_eta=0.1,
                  seed=0, w0=None, intercept0=0.0, batch_size=1, alpha0=None, sampling=None,
                  dual_step=None, power=None, step=None):
         # sampling/seed/dual_step/power/step are CD options cdlearn.solve passes to every
@@ -82,7 +99,7 @@ class NewtonCGState(PrimalIterate):
         if p.l1 != 0.0 or not p.l2 > 0.0:
             raise ValueError("solver='newton-cg' needs penalty='l2' with lam > 0")
         d, n = p.n_features, p.n_samples
-        self.preconditioner = bool(preconditioner)
+        self.preconditioner = choose_preconditioner(p, preconditioner)
         self.max_cg = int(max_cg)
         self.cg_eta = float(cg_eta)
         self.m = d + int(p.fit_intercept)
@@ -113,6 +130,12 @@ class NewtonCGState(PrimalIterate):
         self._checks = 0
         self.total_cg = 0
         self.last = {}
+        if self.preconditioner == "gram":
+            self._H = np.zeros((self.m, self.m))
+            self._gram_price = gram_work(p)  # in entries of a data pass
+            self._refresh = True  # form XᵀDX at the next outer iteration
+            self._g0 = None
+            self.n_gram = 0
 
     # ---------------------------------------------------------------- pieces
     def _weights(self):
@@ -177,7 +200,12 @@ class NewtonCGState(PrimalIterate):
         # Nesterov Lasso 6.8%): G is consumed as r, the updates are in place, and
         # s = M⁻¹r lives in Hp's buffer once Hp is spent. Held: r, M, x, p, Hp.
         r = np.negative(G, out=G)
-        direction = r / M  # s₀ = M⁻¹r₀ is the first direction
+        if callable(M):
+            solve = M
+        else:
+            def solve(v, out):
+                return np.divide(v, M, out=out)
+        direction = solve(r, np.empty(self.m))  # s₀ = M⁻¹r₀ is the first direction
         rs = float(r @ direction)
         stop = eta * eta * rs
         it = 0
@@ -195,13 +223,53 @@ class NewtonCGState(PrimalIterate):
             xz += xp
             xp = None
             axpy(-a, hp, r)
-            s = np.divide(r, M, out=hp)
+            s = solve(r, hp)
             rs_new = float(r @ s)
             direction *= rs_new / rs
             direction += s
             rs = rs_new
             hp = s = None
         return x, xz, it, entries
+
+    def _gram_preconditioner(self, gnorm):
+        """``(M⁻¹ as a function, η, entries)`` for ``preconditioner="gram"``.
+
+        ``M = XᵀD'X + λI`` with ``D'`` the weights at the last refresh (a lagged
+        Hessian: Doikov, Chayti & Jaggi (2023), "Second-order optimization with
+        lazy Hessians", ICML), factorised once by Cholesky. At a refresh it is
+        the Hessian itself and the step is Newton's; between refreshes PCG
+        corrects the lagged model with exact Hessian products in a few
+        iterations. η = min(cg_eta, ‖G‖/‖G₀‖): with so good a preconditioner the
+        last CG iterations are cheap, and the forcing term gives the outer loop
+        Newton's superlinear rate.
+        """
+        p = self.problem
+        d = p.n_features
+        entries = 0
+        if self._g0 is None:
+            self._g0 = gnorm
+        if self._refresh:
+            H = self._H
+            entries += dense_gram(p.design.to_scipy(), self.D, p.fit_intercept, H)
+            diag = H.diagonal().copy()
+            reg = np.full(self.m, p.l2)
+            if p.fit_intercept:  # the intercept is unpenalised: keep its pivot positive
+                reg[d] = 1e-12 * max(float(diag.max()), 1e-300)
+            H[np.diag_indices(self.m)] += reg
+            self.n_gram += 1
+            if not cholesky_factor(H):  # rounding: factor the diagonal instead
+                H[:, :] = 0.0
+                H[np.diag_indices(self.m)] = np.sqrt(diag + reg)
+            entries += self.m ** 3 // 3
+
+        L = self._H
+
+        def solve(v, out):
+            out[:] = v
+            cholesky_apply(L, out)
+            return out
+
+        return solve, min(self.cg_eta, gnorm / self._g0), entries
 
     def _slope(self, t, dz, wd, dd):
         p = self.problem
@@ -267,7 +335,11 @@ class NewtonCGState(PrimalIterate):
         gnorm = float(np.linalg.norm(G))
         if gnorm == 0.0:
             return entries, 0
-        if self.preconditioner:
+        eta = self.cg_eta
+        if self.preconditioner == "gram":
+            M, eta, e = self._gram_preconditioner(gnorm)
+            entries += e
+        elif self.preconditioner == "diagonal":
             M = np.empty(self.m)
             diag, e = self._rmatvec(self.D, True)
             np.multiply(diag, PCG_ALPHA, out=M[:d])
@@ -278,10 +350,22 @@ class NewtonCGState(PrimalIterate):
             entries += e
         else:
             M = np.ones(self.m)
-        delta, dz, iters, e = self._cg(G, M, self.cg_eta)
+        if self.preconditioner == "gram" and self._refresh:
+            # M is this iteration's Hessian: the Newton step in one solve, no CG
+            self._refresh = False
+            delta = M(np.negative(G, out=G), np.empty(self.m))
+            dz = p.design.matvec(delta[:d])
+            if p.fit_intercept:
+                dz += delta[d]
+            iters, e = 0, p.design.nnz
+        else:
+            delta, dz, iters, e = self._cg(G, M, eta)
         del G, M
         entries += e
         self.total_cg += iters
+        if self.preconditioner == "gram":
+            # a fresh XᵀDX next time once the CG products cost more than forming it
+            self._refresh = iters * 2.0 * p.design.nnz >= self._gram_price
         dw = delta[:d]
         t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw))
         entries += evals * n
@@ -314,4 +398,36 @@ class NewtonCGState(PrimalIterate):
         return self.m
 
     def extra_info(self) -> dict:
-        return {"cg_iters": self.total_cg}
+        info = {"cg_iters": self.total_cg, "preconditioner": self.preconditioner}
+        if self.preconditioner == "gram":
+            info["hessians"] = self.n_gram
+        return info
+
+
+def choose_preconditioner(problem: Problem, preconditioner="auto") -> str:
+    """``"diagonal"`` (liblinear's), ``"gram"`` (a lagged ``XᵀDX``) or ``"none"``.
+
+    ``True``/``False`` mean ``"diagonal"``/``"none"``. ``"auto"`` takes the Gram
+    form for dense X whose ``XᵀDX`` costs at most ``GRAM_FACTOR`` data passes by
+    BLAS (:func:`cdlearn.solvers.newton_cd.gram_work`; about 0.13·d passes here:
+    10,000 × 100 yes, 1,000 × 1,000 no) and the diagonal otherwise.
+    """
+    if preconditioner is True:
+        return "diagonal"
+    if preconditioner is False:
+        return "none"
+    if preconditioner not in PRECONDITIONERS:
+        raise ValueError(f"preconditioner must be True, False or one of "
+                         f"{', '.join(map(repr, PRECONDITIONERS))}, got {preconditioner!r}")
+    m = problem.n_features + int(problem.fit_intercept)
+    if preconditioner == "gram":
+        if problem.design.is_sparse or m > GRAM_MAX_AUTO:
+            raise ValueError("preconditioner='gram' needs dense X with at most "
+                             f"{GRAM_MAX_AUTO} features")
+        return "gram"
+    if preconditioner == "auto":
+        if (not problem.design.is_sparse and m <= GRAM_MAX_AUTO
+                and gram_work(problem) <= GRAM_FACTOR * max(problem.design.nnz, 1)):
+            return "gram"
+        return "diagonal"
+    return preconditioner
