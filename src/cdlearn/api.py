@@ -206,7 +206,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
                                       if np.isfinite(ratio) else ""))
     if choose_hessian(problem) == "gram":
         m = problem.n_features + int(problem.fit_intercept)
-        if not problem.design.is_sparse and problem.penalty == "l2" and problem.l2 > 0.0:
+        # the squared loss: newton-cd solves its quadratic in one Gram-form step
+        if (not problem.design.is_sparse and problem.penalty == "l2" and problem.l2 > 0.0
+                and problem.loss != "squared"):
             return "newton-cg", (
                 f"dense X, {m} features: XᵀDX by BLAS costs {gram_work(problem) / max(problem.design.nnz, 1):.3g} "
                 "data passes; truncated Newton preconditioned by a lagged XᵀDX, refreshed "
