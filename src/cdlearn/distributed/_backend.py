@@ -1,0 +1,134 @@
+"""Where the shards live: in this process (``client=None``) or as Dask actors.
+
+Both backends offer ``call(method, args)`` -- ``method`` of every shard with
+its own arguments, results in shard order -- and count the bytes that travel
+and the seconds spent waiting for the shards beyond their own compute.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+
+from ._shard import Shard
+
+
+def payload_bytes(obj) -> int:
+    """Bytes of the arrays in ``obj`` (nested tuples/lists), 8 per Python scalar."""
+    if hasattr(obj, "nbytes"):
+        return int(obj.nbytes)
+    if isinstance(obj, tuple | list):
+        return sum(payload_bytes(o) for o in obj)
+    if isinstance(obj, dict):
+        return sum(payload_bytes(o) for o in obj.values())
+    return 0 if obj is None else 8
+
+
+class ShardLost(RuntimeError):
+    """A shard's worker died during a call; the shard was reloaded elsewhere with α_k = 0."""
+
+    def __init__(self, message, shards):
+        super().__init__(message)
+        self.shards = shards
+
+
+class InProcess:
+    """The shards as objects in this process, run one after another."""
+
+    restarts = 0
+
+    def __init__(self, specs):
+        self.shards = [Shard(*spec.args, **spec.kwargs) for spec in specs]
+
+    def call(self, method, args):
+        """``method(*args[k])`` of every shard k (skipped where ``args[k]`` is None)."""
+        return [None if a is None else getattr(s, method)(*a)
+                for s, a in zip(self.shards, args, strict=True)], 0.0
+
+    def close(self):
+        self.shards = []
+
+
+class DaskActors:
+    """One :class:`Shard` actor per shard, placed round-robin on the client's workers.
+
+    A shard given in memory is scattered to its worker once; a file is read on
+    the worker. When a worker dies during a call, its shards are rebuilt on a
+    live worker (from the file, or from the driver's copy of the rows) and
+    :class:`ShardLost` is raised so that the driver repeats the round.
+    """
+
+    def __init__(self, client, specs, timeout=None):
+        self.client = client
+        self.specs = list(specs)
+        self.timeout = timeout
+        self.restarts = 0
+        workers = self._workers()
+        self.actors = [None] * len(self.specs)
+        futures = [self._create(k, workers[k % len(workers)]) for k in range(len(self.specs))]
+        for k, fut in enumerate(futures):
+            self.actors[k] = fut.result()
+
+    def _workers(self):
+        workers = sorted(self.client.scheduler_info()["workers"])
+        if not workers:
+            raise RuntimeError("the Dask client has no workers")
+        return workers
+
+    def _create(self, k, address):
+        spec = self.specs[k]
+        args = spec.args
+        if isinstance(args[0], tuple):  # rows in memory: scatter them to that worker
+            data = self.client.scatter(args[0], workers=[address], direct=True)
+            args = (data, *args[1:])
+        return self.client.submit(_make_shard, *args, **spec.kwargs, workers=[address],
+                                  actor=True, pure=False, allow_other_workers=False)
+
+    def call(self, method, args):
+        """As :meth:`InProcess.call`; also returns the seconds beyond the slowest shard's compute."""
+        started = time.perf_counter()
+        futures = [None if x is None else a.timed(method, *x)
+                   for a, x in zip(self.actors, args, strict=True)]
+        results, lost, compute = [], [], 0.0
+        for k, fut in enumerate(futures):
+            if fut is None:
+                results.append(None)
+                continue
+            try:
+                value, seconds = fut.result(timeout=self.timeout)
+            except (OSError, EOFError, pickle.UnpicklingError) as exc:
+                lost.append((k, exc))
+                continue
+            results.append(value)
+            compute = max(compute, seconds)
+        if lost:
+            shards = [k for k, _ in lost]
+            self._restart(shards)
+            raise ShardLost(f"shard(s) {shards} lost their worker ({lost[0][1]}); reloaded "
+                            f"with alpha_k = 0", shards)
+        return results, max(time.perf_counter() - started - compute, 0.0)
+
+    def _restart(self, lost):
+        # the scheduler needs a moment to notice the dead worker and drop it
+        deadline = time.perf_counter() + 30.0
+        while True:
+            workers = self._workers()
+            alive = [w for w in workers if w not in self._addresses(lost)]
+            if alive or time.perf_counter() > deadline:
+                break
+            time.sleep(0.2)
+        workers = alive or workers
+        futures = {k: self._create(k, workers[i % len(workers)]) for i, k in enumerate(lost)}
+        for k, fut in futures.items():
+            self.actors[k] = fut.result()
+        self.restarts += len(lost)
+
+    def _addresses(self, shards):
+        return {self.actors[k]._address for k in shards}
+
+    def close(self):
+        self.actors = []
+
+
+def _make_shard(source, *args, **kwargs):
+    return Shard(source, *args, **kwargs)

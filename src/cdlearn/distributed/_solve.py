@@ -1,0 +1,388 @@
+"""The driver: shards, the choice of method, the rounds, the certificate."""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse as sp
+
+from ..data import as_design, check_choice, check_int, check_positive, check_seed
+from ..kernels.dual_cd import row_hashes
+from ..losses import LOSS_CODES
+from ..penalties import (
+    penalty_fenchel_young,
+    penalty_strengths,
+    penalty_value,
+    soft_threshold_array,
+)
+from ..solvers.base import TRACE_COLUMNS, CallbackState, SolveResult, Trace, convergence_warning
+from ..solvers.dual_cd import RESYNC_EVERY
+from ._backend import DaskActors, InProcess, ShardLost, payload_bytes
+
+METHODS = ("auto", "cocoa+", "newton")
+SMOOTH_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
+#: above this many features a Newton round's d×d Gram per shard (8d² bytes: 32 MB at
+#: 2,000) costs more to send than CoCoA+'s rounds; below it CoCoA+ stalls for K ≥ 2
+#: (DISTRIBUTED.md: a9a, d = 123, gap stuck at 4e-5..4e-4)
+NEWTON_MAX_FEATURES = 2000
+#: Armijo line search of distributed Newton: sufficient decrease and the steps tried
+ARMIJO = 1e-4
+LINE_STEPS = tuple(0.5 ** k for k in range(31))
+
+ShardSpec = namedtuple("ShardSpec", "args kwargs")
+
+
+class DistributedTrace(Trace):
+    """The trace of :class:`cdlearn.solvers.base.Trace` plus, per check: the
+    communication ``round``, the cumulative ``bytes_up`` (shards → driver) and
+    ``bytes_down`` (driver → shards), and ``comm_seconds`` (cumulative wall time of
+    the rounds beyond the slowest shard's compute)."""
+
+    columns = TRACE_COLUMNS + ("round", "bytes_up", "bytes_down", "comm_seconds")
+
+
+def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, client=None,
+          n_shards=None, method="auto", tol=1e-6, max_rounds=500, local_epochs=1, seed=0,
+          callback=None, verbose=False, n_features=None, timeout=None) -> SolveResult:
+    """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw, y_i) + λ g(w)`` over rows held by several shards.
+
+    Parameters
+    ----------
+    data : ``X`` (with ``y``), ``(X, y)``, a list of ``(X_k, y_k)`` shards, or a list of
+        LIBSVM file paths (1-based indices) read on the workers, never by the driver.
+        ``X`` in memory is split into ``n_shards`` by a hash of each row's content,
+        so identical rows share a shard (duplicates on different shards slow CoCoA+).
+    loss, penalty, lam, l1_ratio : as :func:`cdlearn.solve`; penalty "l2" or
+        "elastic_net" (``l1_ratio < 1``).
+    client : a ``dask.distributed.Client`` (shards become actors on its workers) or
+        None: the same rounds in this process, shard after shard.
+    n_shards : shards of an in-memory ``X``; default: the client's workers (1 without).
+    method : "auto", "cocoa+" (rows split; Ma, Smith, Jaggi et al. 2015, adding,
+        γ = 1, σ′ = K; local solver: cdlearn's dual CD) or "newton" (each shard
+        sends ``X_kᵀD_kX_k`` and ``X_kᵀg_k``; smooth losses, l2). "auto": Newton for
+        smooth losses with l2 and at most :data:`NEWTON_MAX_FEATURES` features,
+        where CoCoA+ stalls for K ≥ 2; CoCoA+ otherwise.
+    tol : stop when the duality gap ≤ ``tol · P(0)``; the gap is summed from the
+        shards' parts and equals a single-machine evaluation at the same point.
+    max_rounds : CoCoA+ rounds / Newton iterations.
+    local_epochs : passes of local dual CD per CoCoA+ round.
+    n_features : features of LIBSVM shards (default: the largest index in any shard).
+    timeout : seconds to wait for a shard's answer (None: no limit).
+
+    Returns the :class:`~cdlearn.solvers.base.SolveResult` of :func:`cdlearn.solve`
+    (``solver`` is "cocoa+" or "newton", ``info["reason"]`` says why, and
+    ``info["restarted_shards"]`` counts shards reloaded after a worker died); its
+    trace adds ``round``, ``bytes_up``, ``bytes_down`` and ``comm_seconds``.
+    """
+    check_choice("loss", loss, LOSS_CODES)
+    check_choice("penalty", penalty, ("l2", "elastic_net"))
+    check_choice("method", method, METHODS)
+    lam = check_positive("lam", lam if lam is not None else float("nan"))
+    l1_ratio = check_positive("l1_ratio", l1_ratio, allow_zero=True)
+    l1, l2 = penalty_strengths(penalty, lam, l1_ratio)
+    if not l2 > 0.0:
+        raise ValueError("l1_ratio must be < 1: CoCoA+ and Newton need the l2 part "
+                         "(penalty='l1' is ProxCoCoA+'s, not available yet)")
+    tol = check_positive("tol", tol)
+    max_rounds = check_int("max_rounds", max_rounds, low=0)
+    local_epochs = check_int("local_epochs", local_epochs)
+    seed = check_seed("seed", seed)
+    if callback is not None and not callable(callback):
+        raise TypeError("callback must be callable")
+    if n_features is not None:
+        n_features = check_int("n_features", n_features)
+    if n_shards is None:
+        n_shards = len(client.scheduler_info()["workers"]) if client is not None else 1
+    n_shards = check_int("n_shards", n_shards)
+
+    common = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio)
+    specs, order = _shard_specs(data, y, n_shards, n_features, common)
+    backend = InProcess(specs) if client is None else DaskActors(client, specs, timeout)
+    try:
+        infos, _ = backend.call("info", [()] * len(specs))
+        d = _check_features(specs, infos)
+        backend.call("pad_features", [None if i[1] == d else (d,) for i in infos])
+        n = sum(i[0] for i in infos)
+        p0 = sum(i[2] for i in infos) / n
+        mean_weight = sum(i[3] for i in infos) / n
+        chosen, reason = choose_method(method, loss, penalty, d, len(specs))
+        if verbose:
+            print(f"cdlearn.distributed: method={chosen} on {len(specs)} shards ({reason})")
+        run = _cocoa if chosen == "cocoa+" else _newton
+        result = run(backend, n=n, d=d, l1=l1, l2=l2, p0=p0, tol=tol, max_rounds=max_rounds,
+                     local_epochs=local_epochs, seed=seed, mean_weight=mean_weight,
+                     callback=callback, n_shards=len(specs))
+    finally:
+        backend.close()
+    if result.alpha is not None and order is not None:
+        alpha = np.empty_like(result.alpha)
+        alpha[order] = result.alpha
+        result.alpha = alpha
+    result.info["reason"] = reason
+    result.info["n_shards"] = len(specs)
+    result.info["restarted_shards"] = backend.restarts
+    return result
+
+
+def choose_method(method, loss, penalty, n_features, n_shards) -> tuple[str, str]:
+    """``(method, reason)``: the rule of ``method="auto"`` (see :func:`solve`)."""
+    newton_ok = loss in SMOOTH_LOSSES and penalty == "l2"
+    if method == "newton":
+        if not newton_ok:
+            raise ValueError(f"method='newton' needs a smooth loss and penalty='l2' "
+                             f"(got loss={loss!r}, penalty={penalty!r})")
+        return "newton", "requested"
+    if method == "cocoa+":
+        return "cocoa+", "requested"
+    if newton_ok and n_features <= NEWTON_MAX_FEATURES:
+        return "newton", (f"{n_features} features <= {NEWTON_MAX_FEATURES}: a d×d Newton "
+                          f"system per round is cheap, and CoCoA+ stalls on few features")
+    why = ("a non-smooth loss" if loss not in SMOOTH_LOSSES else
+           "an l1 part" if penalty != "l2" else
+           f"{n_features} features > {NEWTON_MAX_FEATURES} (a d×d Gram per round is too big)")
+    return "cocoa+", f"{why}: CoCoA+ with local dual CD sends only sparse Δv_k"
+
+
+# --------------------------------------------------------------------------- shards
+def _shard_specs(data, y, n_shards, n_features, common):
+    """``(specs, order)``: what builds each shard, and for an in-memory X the
+    original row index of every row in shard order (None otherwise)."""
+    if y is None and isinstance(data, tuple) and len(data) == 2:
+        data, y = data
+    if isinstance(data, list | tuple) and y is None:
+        if not data:
+            raise ValueError("data is an empty list of shards")
+        specs = []
+        for k, part in enumerate(data):
+            if isinstance(part, str | os.PathLike):
+                name = os.fspath(part)
+                specs.append(ShardSpec((name,), dict(name=name, n_features=n_features,
+                                                     **common)))
+            elif isinstance(part, tuple) and len(part) == 2:
+                specs.append(ShardSpec((part,), dict(name=str(k), **common)))
+            else:
+                raise TypeError(f"shard {k} must be a LIBSVM path or an (X_k, y_k) pair, "
+                                f"got {type(part).__name__}")
+        return specs, None
+    if y is None:
+        raise ValueError("y is required with an in-memory X")
+    design = as_design(data)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.shape[0] != design.n_samples:
+        raise ValueError(f"y must have shape ({design.n_samples},), got {y.shape}")
+    if n_shards > design.n_samples:
+        raise ValueError(f"n_shards={n_shards} exceeds the {design.n_samples} samples")
+    shard_of = _hash_partition(design, n_shards)
+    X = data.tocsr() if sp.issparse(data) else np.asarray(data)
+    specs, rows = [], []
+    for k in range(n_shards):
+        idx = np.flatnonzero(shard_of == k)
+        if idx.shape[0] == 0:
+            raise ValueError(f"shard {k} of {n_shards} got no rows (too few distinct rows)")
+        specs.append(ShardSpec(((X[idx], y[idx]),), dict(name=str(k), **common)))
+        rows.append(idx)
+    return specs, np.concatenate(rows)
+
+
+def _hash_partition(design, n_shards):
+    """Shard of every row: a hash of its content modulo K (identical rows together)."""
+    if n_shards == 1:
+        return np.zeros(design.n_samples, dtype=np.int64)
+    view = design.csr
+    bits = np.ascontiguousarray(view.data, dtype=np.float64).view(np.uint64)
+    keys = row_hashes(bits, view.indices, view.indptr)
+    return (keys % np.uint64(n_shards)).astype(np.int64)
+
+
+def _check_features(specs, infos) -> int:
+    """The common number of features; shards given in memory must agree exactly."""
+    d = max(i[1] for i in infos)
+    for spec, info in zip(specs, infos, strict=True):
+        if info[1] != d:
+            if isinstance(spec.args[0], str):
+                continue  # a LIBSVM file omits trailing empty columns: padded
+            raise ValueError(f"shard {spec.kwargs['name']} has {info[1]} features, the "
+                             f"others up to {d}: all shards must have the same features")
+    return d
+
+
+# --------------------------------------------------------------------------- driver
+class _Rounds:
+    """Trace, best iterate, callback, Ctrl-C and stopping shared by the methods."""
+
+    def __init__(self, *, method, tol, p0, callback, passes_per_round):
+        self.method, self.callback = method, callback
+        self.threshold = tol * p0
+        self.trace = DistributedTrace()
+        self.best = None
+        self.bytes_up = self.bytes_down = 0
+        self.comm = 0.0
+        self.passes_per_round = passes_per_round
+        self.t0 = time.perf_counter()
+
+    def traffic(self, down, up, comm):
+        self.bytes_down += down
+        self.bytes_up += up
+        self.comm += comm
+
+    def check(self, round_, primal, gap, w, nnz, extra=None) -> bool:
+        """Record a certified point; True when the run must stop (gap or callback)."""
+        if not (math.isfinite(primal) and not math.isnan(gap)):
+            raise FloatingPointError(f"{self.method} diverged at round {round_}: primal "
+                                     f"objective {primal}")
+        seconds = time.perf_counter() - self.t0
+        dual = primal - gap
+        passes = round_ * self.passes_per_round
+        self.trace.append(passes, passes, seconds, primal, dual, gap, int(np.count_nonzero(w)),
+                          nnz, round_, self.bytes_up, self.bytes_down, self.comm)
+        if self.best is None or gap < self.best[2]:
+            self.best = (primal, dual, gap, w.copy(), round_, extra)
+        if gap <= self.threshold:
+            self.converged = True
+            return True
+        if self.callback is not None and self.callback(CallbackState(
+                round_, passes, seconds, primal, dual, gap, w, None, 0.0)):
+            self.message = "stopped by callback"
+            return True
+        return False
+
+    converged = False
+    message = ""
+
+    def result(self, rounds, alpha_of, interrupted) -> SolveResult:
+        primal, dual, gap, w, round_, extra = self.best
+        if self.converged:
+            self.message = f"duality gap {gap:.3g} <= tol * P(0) = {self.threshold:.3g}"
+        elif interrupted:
+            self.message = "interrupted (Ctrl-C): returning the best iterate reached"
+            warnings.warn(self.message, RuntimeWarning, stacklevel=3)
+        elif not self.message:
+            self.message = (f"max_rounds reached with gap {gap:.3g} > tol * P(0) = "
+                            f"{self.threshold:.3g}")
+            warnings.warn(f"{self.method}: {self.message}; increase max_rounds or tol",
+                          convergence_warning(), stacklevel=3)
+        res = SolveResult(w=w, alpha=alpha_of(round_, extra), intercept=0.0,
+                          primal=float(primal), dual=float(dual), gap=float(gap),
+                          solver=self.method, trace=self.trace, converged=self.converged,
+                          n_epochs=rounds, passes=rounds * self.passes_per_round,
+                          seconds=time.perf_counter() - self.t0, message=self.message)
+        res.info["rounds"] = rounds
+        if interrupted:
+            res.info["interrupted"] = True
+        return res
+
+
+def _cocoa(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, mean_weight,
+           callback, n_shards):
+    """CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč 2015), adding, σ′ = K.
+
+    Why the local solver may use the exact conjugate instead of CoCoA+'s quadratic
+    bound: with σ′ = K, ``g*(v + Σ_k Δ_k) ≤ (1/K) Σ_k g*(v + KΔ_k)`` by convexity,
+    so the shards' local duals (dual CD with ``1/(λ2 n)`` → ``K/(λ2 n)``) sum to a
+    lower bound on D at the added point, the property CoCoA+'s analysis rests on.
+    Round r certifies ``(w(v_r), α_r)`` exactly (each shard's loss and
+    Fenchel–Young sums at the received v), then runs the local passes.
+    """
+    K = n_shards
+    kappa = l1 / l2
+    backend.call("cocoa_setup", [(n, K, _shard_seed(seed, k), mean_weight) for k in range(K)])
+    rounds = _Rounds(method="cocoa+", tol=tol, p0=p0, callback=callback,
+                     passes_per_round=local_epochs)
+    v = np.zeros(d)
+    gap_prev, r, interrupted = None, 0, False
+    try:
+        while True:
+            keep = () if rounds.best is None else (rounds.best[4],)
+            resync = r > 0 and r % RESYNC_EVERY == 0
+            epochs = local_epochs if r < max_rounds else 0
+            args = (v, r, gap_prev, keep, epochs, resync)
+            try:
+                parts, comm = backend.call("cocoa_round", [args] * K)
+            except ShardLost as lost:
+                # α_k = 0 on the reloaded shards: rebuild v = Xᵀα/(λ2 n) and repeat the round
+                backend.call("cocoa_setup", [(n, K, _shard_seed(seed, k), mean_weight)
+                                             if k in lost.shards else None
+                                             for k in range(K)])
+                sums, _ = backend.call("dual_sum", [()] * K)
+                v = np.sum(sums, axis=0)
+                rounds.best = None
+                continue
+            rounds.traffic(K * payload_bytes(args), payload_bytes(parts), comm)
+            w = v if kappa == 0.0 else soft_threshold_array(v, kappa)
+            primal = sum(p[0] for p in parts) / n + penalty_value(w, l1, l2)
+            gap = sum(p[1] for p in parts) / n + penalty_fenchel_young(w, l2 * v, l1, l2)
+            if rounds.check(r, primal, gap, w, n) or r >= max_rounds:
+                break
+            if resync:
+                v = np.sum([p[2] for p in parts], axis=0)
+            else:
+                for _, _, (idx, vals) in parts:
+                    v[idx] += vals
+            gap_prev = gap
+            r += 1
+    except KeyboardInterrupt:
+        interrupted = True
+
+    def alpha_of(round_, _):
+        return np.concatenate(backend.call("alpha_at", [(round_,)] * K)[0])
+
+    return rounds.result(r, alpha_of, interrupted)
+
+
+def _shard_seed(seed, k):
+    return None if seed is None else seed + k
+
+
+def _newton(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, mean_weight,
+            callback, n_shards):
+    """Distributed Newton with an Armijo line search (smooth losses, l2).
+
+    One iteration is two rounds: the shards' loss, gradient and Hessian parts at w
+    (and the certificate at α = -sφ'(Xw), exact from the same parts), then the
+    loss along the Newton direction at every step of :data:`LINE_STEPS`.
+    """
+    K = n_shards
+    rounds = _Rounds(method="newton", tol=tol, p0=p0, callback=callback, passes_per_round=1)
+    w = np.zeros(d)
+    it, comm_rounds, interrupted = 0, 0, False
+    try:
+        while True:
+            parts, comm = backend.call("newton_parts", [(w,)] * K)
+            comm_rounds += 1
+            rounds.traffic(K * payload_bytes(w), payload_bytes(parts), comm)
+            loss = sum(p[0] for p in parts) / n
+            grad_loss = np.sum([p[2] for p in parts], axis=0) / n
+            primal = loss + penalty_value(w, l1, l2)
+            # the dual point α = -sφ'(z) has Xᵀα/n = -(the loss gradient)
+            gap = sum(p[1] for p in parts) / n + penalty_fenchel_young(w, -grad_loss, l1, l2)
+            if rounds.check(comm_rounds, primal, gap, w, n) or it >= max_rounds:
+                break
+            grad = grad_loss + l2 * w
+            hess = np.sum([p[3] for p in parts], axis=0) / n
+            hess[np.diag_indices(d)] += l2
+            step = -scipy.linalg.solve(hess, grad, assume_a="pos")
+            args = (w, step, LINE_STEPS)
+            values, comm = backend.call("line_losses", [args] * K)
+            comm_rounds += 1
+            rounds.traffic(K * payload_bytes(args), payload_bytes(values), comm)
+            slope = float(grad @ step)
+            sums = np.sum(values, axis=0) / n
+            for t, f in zip(LINE_STEPS, sums, strict=True):
+                if f + penalty_value(w + t * step, l1, l2) <= primal + ARMIJO * t * slope:
+                    w = w + t * step
+                    break
+            else:
+                rounds.message = "the line search found no decrease (rounding)"
+                break
+            it += 1
+    except KeyboardInterrupt:
+        interrupted = True
+    res = rounds.result(comm_rounds, lambda r, e: None, interrupted)
+    res.info["newton_iterations"] = it
+    return res
