@@ -18,7 +18,7 @@ import scipy.sparse as sp
 import cdlearn
 import cdlearn.distributed as cdd
 from cdlearn.api import make_problem
-from cdlearn.objectives import primal_and_gap
+from cdlearn.objectives import certificate_from_dual_point, primal_and_gap
 from cdlearn.solvers.base import initial_primal
 from cdlearn.solvers.dual_cd import DualCDState
 
@@ -165,11 +165,13 @@ def test_trace_columns_and_bytes(data):
 
 def test_auto_rule(data):
     X, y = data
-    small = cdd.choose_method("auto", "logistic", "l2", 123, 2)
+    small = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 123))
     assert small[0] == "newton" and "123 features" in small[1]
-    assert cdd.choose_method("auto", "logistic", "l2", 5000, 2)[0] == "cocoa+"
-    assert cdd.choose_method("auto", "logistic", "elastic_net", 10, 2)[0] == "cocoa+"
-    assert cdd.choose_method("auto", "hinge", "l2", 10, 2)[0] == "cocoa+"
+    assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000))[0] == "cocoa+"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "cocoa+"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10, 100))[0] == "proxcocoa+"
+    assert cdd.choose_method("auto", "squared", 1.0, 0.0, (10**6, 10))[0] == "proxcocoa+"
+    assert cdd.choose_method("auto", "hinge", 0.0, 1.0, (10**6, 10))[0] == "cocoa+"
     res = cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=2, tol=TOL)
     assert res.solver == "newton" and res.info["reason"].startswith("300 features")
 
@@ -261,8 +263,8 @@ def test_bad_arguments(data):
     X, y = data
     with pytest.raises(ValueError, match="method"):
         cdd.solve(X, y, lam=LAM, method="hydra")
-    with pytest.raises(ValueError, match="l1_ratio must be < 1"):
-        cdd.solve(X, y, lam=LAM, penalty="elastic_net", l1_ratio=1.0)
+    with pytest.raises(ValueError, match="l1_ratio must be in"):
+        cdd.solve(X, y, lam=LAM, penalty="elastic_net", l1_ratio=1.5)
     with pytest.raises(ValueError, match="lam"):
         cdd.solve(X, y)
     with pytest.raises(ValueError, match="method='newton' needs a smooth loss"):
@@ -332,3 +334,79 @@ def test_cluster_worker_killed_mid_solve(client, data):
                     method="cocoa+", tol=TOL, callback=kill)
     assert res.info["restarted_shards"] == 2  # round-robin: 2 of the 4 shards were there
     _check_optimal(res, X, y, "logistic", "l2")
+
+
+def test_cluster_proxcocoa_worker_killed(client, wide):
+    """ProxCoCoA+ on the cluster; a worker killed after round 2 (its blocks restart at 0)."""
+    X, _, y = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / X.shape[0]
+    client.wait_for_workers(2, timeout=60)
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[-1]
+
+    def kill(state):
+        if state.epoch == 2:
+            os.kill(pids[victim], signal.SIGKILL)
+
+    res = cdd.solve(X, y, loss="squared", penalty="l1", lam=lam, client=client, n_shards=2,
+                    tol=1e-7, callback=kill)
+    ref = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, tol=1e-13)
+    p0 = initial_primal(make_problem(X, y, loss="squared", penalty="l1", lam=lam))
+    assert res.solver == "proxcocoa+" and res.info["restarted_shards"] == 1
+    assert res.converged and abs(res.primal - ref.primal) <= 1e-7 * p0
+
+
+# --------------------------------------------------------------------------- ProxCoCoA+
+@pytest.fixture(scope="module")
+def wide():
+    rng = np.random.default_rng(0)
+    X = sp.random(50, 500, density=0.1, random_state=2, format="csr")
+    y = np.sign(X @ rng.standard_normal(500) + 0.1 * rng.standard_normal(50))
+    y[y == 0] = 1.0
+    return X, y, X @ rng.standard_normal(500)
+
+
+@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("penalty", ["l1", "elastic_net"])
+def test_proxcocoa_lasso_and_elastic_net(wide, penalty, K):
+    X, _, y = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / X.shape[0]
+    tol = 1e-7
+    ref = cdlearn.solve(X, y, loss="squared", penalty=penalty, lam=lam, tol=1e-13)
+    res = cdd.solve(X, y, loss="squared", penalty=penalty, lam=lam, n_shards=K, tol=tol,
+                    max_rounds=2000)
+    assert res.solver == "proxcocoa+" and res.info["reason"].startswith("an l1 penalty")
+    p = make_problem(X, y, loss="squared", penalty=penalty, lam=lam)
+    p0 = initial_primal(p)
+    assert res.converged and res.gap <= tol * p0
+    assert abs(res.primal - ref.primal) <= tol * p0
+    # the same certificate on one machine, at the returned w with α = -φ'(Xw)
+    z = X @ res.w
+    alpha = -(z - y)
+    primal, dual, gap = certificate_from_dual_point(p.loss_code, z, alpha, p.y,
+                                                    p.sample_weight, res.w,
+                                                    X.T @ alpha / X.shape[0], p.l1, p.l2)
+    assert abs(primal - res.primal) <= 1e-12 * primal
+    assert abs(gap - res.gap) <= 1e-9 * gap  # z summed from the shards' X_kΔw_k
+
+
+def test_proxcocoa_logistic_l1(wide):
+    X, y, _ = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / (2 * X.shape[0])
+    ref = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, tol=1e-13)
+    res = cdd.solve(X, y, loss="logistic", penalty="l1", lam=lam, n_shards=2, tol=1e-5,
+                    local_epochs=5, max_rounds=2000)
+    p0 = initial_primal(make_problem(X, y, loss="logistic", penalty="l1", lam=lam))
+    assert res.converged and res.gap <= 1e-5 * p0
+    assert abs(res.primal - ref.primal) <= 1e-5 * p0
+    assert res.trace["nnz_w"][-1] == np.count_nonzero(res.w)
+
+
+def test_proxcocoa_bad_input(wide, tmp_path):
+    X, y, _ = wide
+    with pytest.raises(ValueError, match="needs a smooth loss"):
+        cdd.solve(X, y, loss="hinge", penalty="l1", lam=0.1)
+    with pytest.raises(ValueError, match="pass X and y in memory"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="proxcocoa+")
+    with pytest.raises(ValueError, match="needs an l2 part"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1)

@@ -10,8 +10,6 @@ from __future__ import annotations
 import pickle
 import time
 
-from ._shard import Shard
-
 
 def payload_bytes(obj) -> int:
     """Bytes of the arrays in ``obj`` (nested tuples/lists), 8 per Python scalar."""
@@ -38,7 +36,7 @@ class InProcess:
     restarts = 0
 
     def __init__(self, specs):
-        self.shards = [Shard(*spec.args, **spec.kwargs) for spec in specs]
+        self.shards = [spec.cls(*spec.args, **spec.kwargs) for spec in specs]
 
     def call(self, method, args):
         """``method(*args[k])`` of every shard k (skipped where ``args[k]`` is None)."""
@@ -78,10 +76,10 @@ class DaskActors:
     def _create(self, k, address):
         spec = self.specs[k]
         args = spec.args
-        if isinstance(args[0], tuple):  # rows in memory: scatter them to that worker
+        if not isinstance(args[0], str):  # data in memory: scatter it to that worker
             data = self.client.scatter(args[0], workers=[address], direct=True)
             args = (data, *args[1:])
-        return self.client.submit(_make_shard, *args, **spec.kwargs, workers=[address],
+        return self.client.submit(spec.cls, *args, **spec.kwargs, workers=[address],
                                   actor=True, pure=False, allow_other_workers=False)
 
     def call(self, method, args):
@@ -128,7 +126,3 @@ class DaskActors:
 
     def close(self):
         self.actors = []
-
-
-def _make_shard(source, *args, **kwargs):
-    return Shard(source, *args, **kwargs)

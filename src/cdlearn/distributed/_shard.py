@@ -14,14 +14,19 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..api import make_problem
+from ..data import as_design
 from ..losses import (
+    LOSS_CODES,
     loss_derivatives,
+    smoothness,
     weighted_loss_and_fenchel_young_sums,
     weighted_loss_sum,
     weighted_second_derivatives,
 )
-from ..penalties import soft_threshold_array
+from ..penalties import penalty_fenchel_young, soft_threshold_array
+from ..solvers.base import Problem
 from ..solvers.dual_cd import DualCDState
+from ..solvers.primal_cd import PrimalCDState
 
 
 def load_libsvm(path, n_features=None):
@@ -142,7 +147,11 @@ class Shard:
         """``X_kᵀα_k/(λ2 n)``: the shard's share of v."""
         return self.problem.design.rmatvec(self.state.alpha) * self.inv_l2n_global
 
-    def alpha_at(self, round_):
+    def margins(self):
+        """``X_k w_k``: the shard's share of z."""
+        return self.design.matvec(self.w)
+
+    def snapshot_at(self, round_):
         return self.snapshots[round_]
 
     # ------------------------------------------------------------------ Newton
@@ -175,3 +184,68 @@ def _weighted_gram(design, c):
     if sp.issparse(M):
         return np.asarray((M.T @ sp.diags(c) @ M).toarray(), dtype=np.float64)
     return (M.T * c) @ M
+
+
+class ColumnShard:
+    """Columns ``X[:, J_k]`` of one shard and their block ``w_k`` (ProxCoCoA+).
+
+    The rows' labels stay with the driver, which holds the margins ``z = Xw``
+    (n ≪ d: the case ProxCoCoA+ serves) and sends ``φ'(z)`` every round.
+    """
+
+    def __init__(self, X, *, name, n_shards, loss, l1, l2, seed):
+        self.name = name
+        self.design = as_design(X)
+        d = self.design.n_features
+        # σ′ = K (adding, γ = 1); φ is β-smooth, so f(z) = (1/n)Σφ(z_i) is β/n-smooth
+        self.scale = n_shards * smoothness(loss)
+        self.l1, self.l2 = l1, l2
+        self.w = np.zeros(d)
+        self.seed = seed
+        self.snapshots = {}
+
+    def timed(self, method, *args):
+        started = time.perf_counter()
+        out = getattr(self, method)(*args)
+        return out, time.perf_counter() - started
+
+    def prox_round(self, deriv, round_, keep, local_epochs, resync):
+        """Certificate parts at ``(w_k, α = -φ'(z))``, then the local subproblem.
+
+        The local subproblem of ProxCoCoA+ (Smith, Forte, Jordan & Jaggi 2015,
+        primal form), ``min_Δ (1/n)φ'(z)ᵀX_kΔ + σ′β/(2n)‖X_kΔ‖² + λg(w_k + Δ)``,
+        is, divided by σ′β, a squared-loss elastic net in ``u = w_k + Δ`` with
+        targets ``X_k w_k - φ'(z)/(σ′β)`` and penalties ``λ1/(σ′β)``, ``λ2/(σ′β)``:
+        ``local_epochs`` passes of cdlearn's primal CD on it, warm-started at w_k.
+        Returns ``(max|u_k|, ‖w_k‖₁, w_kᵀu_k, ‖w_k‖², FY_k, nnz(w_k), update)`` with
+        ``u_k = -X_kᵀφ'(z)/n`` and FY_k the elastic net's Fenchel–Young sum on the
+        block; ``update`` is ``X_kΔ`` (or ``X_k w_k`` after the passes, with ``resync``).
+        """
+        n = self.design.n_samples
+        w = self.w
+        u = self.design.rmatvec(deriv) * (-1.0 / n)
+        parts = (float(np.max(np.abs(u), initial=0.0)), float(np.abs(w).sum()),
+                 float(w @ u), float(w @ w),
+                 penalty_fenchel_young(w, u, self.l1, self.l2) if self.l2 > 0 else 0.0,
+                 int(np.count_nonzero(w)))
+        self.snapshots = {r: x for r, x in self.snapshots.items() if r in keep}
+        self.snapshots[round_] = w.copy()
+        z_k = self.design.matvec(w)
+        if local_epochs:
+            problem = Problem(self.design, z_k - deriv / self.scale, np.ones(n), "squared",
+                              LOSS_CODES["squared"], "elastic_net", None,
+                              self.l1 / self.scale, self.l2 / self.scale)
+            state = PrimalCDState(problem, sampling="shuffle", seed=self.seed + round_,
+                                  w0=w)
+            for _ in range(local_epochs):
+                state.run_epoch()
+            self.w = state.iterate()[0]
+        z_new = self.design.matvec(self.w)
+        return (*parts, z_new if resync else z_new - z_k)
+
+    def margins(self):
+        """``X_k w_k``: the shard's share of z."""
+        return self.design.matvec(self.w)
+
+    def snapshot_at(self, round_):
+        return self.snapshots[round_]

@@ -12,20 +12,31 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
+from ..api import make_problem
 from ..data import as_design, check_choice, check_int, check_positive, check_seed
 from ..kernels.dual_cd import row_hashes
-from ..losses import LOSS_CODES
+from ..losses import LOSS_CODES, loss_derivatives, weighted_loss_and_fenchel_young_sums
 from ..penalties import (
     penalty_fenchel_young,
     penalty_strengths,
     penalty_value,
     soft_threshold_array,
 )
-from ..solvers.base import TRACE_COLUMNS, CallbackState, SolveResult, Trace, convergence_warning
+from ..solvers.base import (
+    TRACE_COLUMNS,
+    CallbackState,
+    SolveResult,
+    Trace,
+    convergence_warning,
+    initial_primal,
+)
 from ..solvers.dual_cd import RESYNC_EVERY
 from ._backend import DaskActors, InProcess, ShardLost, payload_bytes
+from ._shard import ColumnShard, Shard
 
-METHODS = ("auto", "cocoa+", "newton")
+METHODS = ("auto", "cocoa+", "newton", "proxcocoa+")
+#: "auto" runs ProxCoCoA+ (columns split) for an l1 part when d ≥ this many times n
+PROX_MIN_RATIO = 10
 SMOOTH_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 #: above this many features a Newton round's d×d Gram per shard (8d² bytes: 32 MB at
 #: 2,000) costs more to send than CoCoA+'s rounds; below it CoCoA+ stalls for K ≥ 2
@@ -35,7 +46,7 @@ NEWTON_MAX_FEATURES = 2000
 ARMIJO = 1e-4
 LINE_STEPS = tuple(0.5 ** k for k in range(31))
 
-ShardSpec = namedtuple("ShardSpec", "args kwargs")
+ShardSpec = namedtuple("ShardSpec", "cls args kwargs")
 
 
 class DistributedTrace(Trace):
@@ -81,14 +92,13 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     trace adds ``round``, ``bytes_up``, ``bytes_down`` and ``comm_seconds``.
     """
     check_choice("loss", loss, LOSS_CODES)
-    check_choice("penalty", penalty, ("l2", "elastic_net"))
+    check_choice("penalty", penalty, ("l2", "l1", "elastic_net"))
     check_choice("method", method, METHODS)
     lam = check_positive("lam", lam if lam is not None else float("nan"))
     l1_ratio = check_positive("l1_ratio", l1_ratio, allow_zero=True)
+    if l1_ratio > 1:
+        raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
     l1, l2 = penalty_strengths(penalty, lam, l1_ratio)
-    if not l2 > 0.0:
-        raise ValueError("l1_ratio must be < 1: CoCoA+ and Newton need the l2 part "
-                         "(penalty='l1' is ProxCoCoA+'s, not available yet)")
     tol = check_positive("tol", tol)
     max_rounds = check_int("max_rounds", max_rounds, low=0)
     local_epochs = check_int("local_epochs", local_epochs)
@@ -100,24 +110,36 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     if n_shards is None:
         n_shards = len(client.scheduler_info()["workers"]) if client is not None else 1
     n_shards = check_int("n_shards", n_shards)
+    if y is None and isinstance(data, tuple) and len(data) == 2:
+        data, y = data
 
-    common = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio)
-    specs, order = _shard_specs(data, y, n_shards, n_features, common)
+    shape = None if y is None else as_design(data).shape
+    chosen, reason = choose_method(method, loss, l1, l2, shape)
+    if chosen == "proxcocoa+":
+        specs, order = _column_specs(data, y, n_shards, loss, l1, l2, seed), None
+    else:
+        common = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio)
+        specs, order = _shard_specs(data, y, n_shards, n_features, common)
     backend = InProcess(specs) if client is None else DaskActors(client, specs, timeout)
     try:
-        infos, _ = backend.call("info", [()] * len(specs))
-        d = _check_features(specs, infos)
-        backend.call("pad_features", [None if i[1] == d else (d,) for i in infos])
-        n = sum(i[0] for i in infos)
-        p0 = sum(i[2] for i in infos) / n
-        mean_weight = sum(i[3] for i in infos) / n
-        chosen, reason = choose_method(method, loss, penalty, d, len(specs))
+        if chosen == "proxcocoa+":
+            result = _prox_cocoa(backend, data, y, loss=loss, l1=l1, l2=l2, tol=tol,
+                                 max_rounds=max_rounds, local_epochs=local_epochs,
+                                 callback=callback, n_shards=len(specs))
+        else:
+            infos, _ = backend.call("info", [()] * len(specs))
+            d = _check_features(specs, infos)
+            backend.call("pad_features", [None if i[1] == d else (d,) for i in infos])
+            n = sum(i[0] for i in infos)
+            if shape is None:  # shards: the choice needed their number of features
+                chosen, reason = choose_method(method, loss, l1, l2, (n, d))
+            run = _cocoa if chosen == "cocoa+" else _newton
+            result = run(backend, n=n, d=d, l1=l1, l2=l2, p0=sum(i[2] for i in infos) / n,
+                         tol=tol, max_rounds=max_rounds, local_epochs=local_epochs,
+                         seed=seed, mean_weight=sum(i[3] for i in infos) / n,
+                         callback=callback, n_shards=len(specs))
         if verbose:
             print(f"cdlearn.distributed: method={chosen} on {len(specs)} shards ({reason})")
-        run = _cocoa if chosen == "cocoa+" else _newton
-        result = run(backend, n=n, d=d, l1=l1, l2=l2, p0=p0, tol=tol, max_rounds=max_rounds,
-                     local_epochs=local_epochs, seed=seed, mean_weight=mean_weight,
-                     callback=callback, n_shards=len(specs))
     finally:
         backend.close()
     if result.alpha is not None and order is not None:
@@ -130,22 +152,43 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     return result
 
 
-def choose_method(method, loss, penalty, n_features, n_shards) -> tuple[str, str]:
-    """``(method, reason)``: the rule of ``method="auto"`` (see :func:`solve`)."""
-    newton_ok = loss in SMOOTH_LOSSES and penalty == "l2"
-    if method == "newton":
-        if not newton_ok:
+def choose_method(method, loss, l1, l2, shape) -> tuple[str, str]:
+    """``(method, reason)`` for penalty strengths ``l1, l2`` and data of ``shape = (n, d)``.
+
+    ``shape=None``: the rows come as shards, whose features are not known yet
+    (only the row-split methods apply). "auto": ProxCoCoA+ for an l1 part with
+    d ≥ :data:`PROX_MIN_RATIO` · n (and for any pure l1 penalty: the row-split
+    methods need λ2 > 0); Newton for smooth losses with l2 and at most
+    :data:`NEWTON_MAX_FEATURES` features, where CoCoA+ stalls for K ≥ 2; CoCoA+
+    otherwise (it sends only a sparse Δv_k per shard).
+    """
+    smooth = loss in SMOOTH_LOSSES
+    n, d = shape if shape is not None else (None, None)
+    if method == "proxcocoa+" or (method == "auto" and l1 > 0 and d is not None
+                                  and (l2 == 0 or d >= PROX_MIN_RATIO * n)):
+        if not smooth:
+            raise ValueError(f"method='proxcocoa+' needs a smooth loss, got loss={loss!r}")
+        if shape is None:
+            raise ValueError("method='proxcocoa+' splits the columns: pass X and y in memory, "
+                             "not row shards")
+        return "proxcocoa+", ("requested" if method != "auto" else
+                              f"an l1 penalty with {d} features >= {PROX_MIN_RATIO} x {n} "
+                              f"samples (or no l2 part): columns split")
+    if l2 == 0:
+        raise ValueError(f"method={method!r} needs an l2 part (penalty 'l2' or 'elastic_net' "
+                         f"with l1_ratio < 1); penalty='l1' is ProxCoCoA+'s (in-memory X)")
+    if method == "newton" or (method == "auto" and smooth and l1 == 0 and d is not None
+                              and d <= NEWTON_MAX_FEATURES):
+        if not (smooth and l1 == 0):
             raise ValueError(f"method='newton' needs a smooth loss and penalty='l2' "
-                             f"(got loss={loss!r}, penalty={penalty!r})")
-        return "newton", "requested"
+                             f"(got loss={loss!r}, l1 part {l1})")
+        return "newton", ("requested" if method != "auto" else
+                          f"{d} features <= {NEWTON_MAX_FEATURES}: a d×d Newton system per "
+                          f"round is cheap, and CoCoA+ stalls on few features")
     if method == "cocoa+":
         return "cocoa+", "requested"
-    if newton_ok and n_features <= NEWTON_MAX_FEATURES:
-        return "newton", (f"{n_features} features <= {NEWTON_MAX_FEATURES}: a d×d Newton "
-                          f"system per round is cheap, and CoCoA+ stalls on few features")
-    why = ("a non-smooth loss" if loss not in SMOOTH_LOSSES else
-           "an l1 part" if penalty != "l2" else
-           f"{n_features} features > {NEWTON_MAX_FEATURES} (a d×d Gram per round is too big)")
+    why = ("a non-smooth loss" if not smooth else "an l1 part" if l1 > 0 else
+           f"{d} features > {NEWTON_MAX_FEATURES} (a d×d Gram per round is too big)")
     return "cocoa+", f"{why}: CoCoA+ with local dual CD sends only sparse Δv_k"
 
 
@@ -162,10 +205,10 @@ def _shard_specs(data, y, n_shards, n_features, common):
         for k, part in enumerate(data):
             if isinstance(part, str | os.PathLike):
                 name = os.fspath(part)
-                specs.append(ShardSpec((name,), dict(name=name, n_features=n_features,
+                specs.append(ShardSpec(Shard, (name,), dict(name=name, n_features=n_features,
                                                      **common)))
             elif isinstance(part, tuple) and len(part) == 2:
-                specs.append(ShardSpec((part,), dict(name=str(k), **common)))
+                specs.append(ShardSpec(Shard, (part,), dict(name=str(k), **common)))
             else:
                 raise TypeError(f"shard {k} must be a LIBSVM path or an (X_k, y_k) pair, "
                                 f"got {type(part).__name__}")
@@ -185,9 +228,26 @@ def _shard_specs(data, y, n_shards, n_features, common):
         idx = np.flatnonzero(shard_of == k)
         if idx.shape[0] == 0:
             raise ValueError(f"shard {k} of {n_shards} got no rows (too few distinct rows)")
-        specs.append(ShardSpec(((X[idx], y[idx]),), dict(name=str(k), **common)))
+        specs.append(ShardSpec(Shard, ((X[idx], y[idx]),), dict(name=str(k), **common)))
         rows.append(idx)
     return specs, np.concatenate(rows)
+
+
+def _column_specs(X, y, n_shards, loss, l1, l2, seed):
+    """Column blocks of an in-memory X (contiguous, balanced by nonzeros) for ProxCoCoA+."""
+    design = as_design(X)
+    if n_shards > design.n_features:
+        raise ValueError(f"n_shards={n_shards} exceeds the {design.n_features} features")
+    cuts = np.searchsorted(np.cumsum(design.col_nnz),
+                           design.nnz * np.arange(1, n_shards) / n_shards)
+    bounds = np.unique(np.concatenate(([0], cuts, [design.n_features])))
+    if bounds.shape[0] != n_shards + 1:
+        bounds = np.linspace(0, design.n_features, n_shards + 1).astype(np.int64)
+    X = X.tocsc() if sp.issparse(X) else np.asarray(X)
+    return [ShardSpec(ColumnShard, (X[:, bounds[k]:bounds[k + 1]],),
+                      dict(name=str(k), n_shards=n_shards, loss=loss, l1=l1, l2=l2,
+                           seed=_shard_seed(seed, k) or 0))
+            for k in range(n_shards)]
 
 
 def _hash_partition(design, n_shards):
@@ -231,18 +291,23 @@ class _Rounds:
         self.bytes_up += up
         self.comm += comm
 
-    def check(self, round_, primal, gap, w, nnz, extra=None) -> bool:
-        """Record a certified point; True when the run must stop (gap or callback)."""
+    def check(self, round_, primal, gap, w, nnz, extra=None, nnz_w=None) -> bool:
+        """Record a certified point; True when the run must stop (gap or callback).
+
+        ``w`` is None when the shards hold it (ProxCoCoA+: ``nnz_w`` counts it).
+        """
         if not (math.isfinite(primal) and not math.isnan(gap)):
             raise FloatingPointError(f"{self.method} diverged at round {round_}: primal "
                                      f"objective {primal}")
         seconds = time.perf_counter() - self.t0
         dual = primal - gap
         passes = round_ * self.passes_per_round
-        self.trace.append(passes, passes, seconds, primal, dual, gap, int(np.count_nonzero(w)),
+        if nnz_w is None:
+            nnz_w = int(np.count_nonzero(w))
+        self.trace.append(passes, passes, seconds, primal, dual, gap, nnz_w,
                           nnz, round_, self.bytes_up, self.bytes_down, self.comm)
         if self.best is None or gap < self.best[2]:
-            self.best = (primal, dual, gap, w.copy(), round_, extra)
+            self.best = (primal, dual, gap, None if w is None else w.copy(), round_, extra)
         if gap <= self.threshold:
             self.converged = True
             return True
@@ -330,7 +395,7 @@ def _cocoa(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, me
         interrupted = True
 
     def alpha_of(round_, _):
-        return np.concatenate(backend.call("alpha_at", [(round_,)] * K)[0])
+        return np.concatenate(backend.call("snapshot_at", [(round_,)] * K)[0])
 
     return rounds.result(r, alpha_of, interrupted)
 
@@ -385,4 +450,61 @@ def _newton(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, m
         interrupted = True
     res = rounds.result(comm_rounds, lambda r, e: None, interrupted)
     res.info["newton_iterations"] = it
+    return res
+
+
+def _prox_cocoa(backend, X, y, *, loss, l1, l2, tol, max_rounds, local_epochs, callback,
+                n_shards):
+    """ProxCoCoA+ (Smith, Forte, Jordan & Jaggi 2015, primal form), adding, σ′ = K.
+
+    Columns split; the driver holds the margins ``z = Xw`` (n-vector) and the
+    labels, and sends ``φ'(z)``; each shard returns ``X_kΔw_k``. Round r
+    certifies ``(w_r, α = -φ'(z_r))`` exactly: the dual point is rescaled into
+    the l1 dual domain (``min(1, λ1/‖Xᵀα/n‖∞)``, celer's) from the shards'
+    ``max|u_k|``, and the penalty's Fenchel–Young term is summed from their parts.
+    """
+    K = n_shards
+    problem = make_problem(X, y, loss=loss, penalty="l2", lam=1.0)  # y checked, P(0)
+    code, yv, sw = problem.loss_code, problem.y, problem.sample_weight
+    n = problem.n_samples
+    rounds = _Rounds(method="proxcocoa+", tol=tol, p0=initial_primal(problem),
+                     callback=callback, passes_per_round=local_epochs)
+    z = np.zeros(n)
+    deriv = np.empty(n)
+    r, interrupted = 0, False
+    try:
+        while True:
+            keep = () if rounds.best is None else (rounds.best[4],)
+            resync = r > 0 and r % RESYNC_EVERY == 0
+            loss_derivatives(code, z, yv, deriv)
+            args = (deriv, r, keep, local_epochs if r < max_rounds else 0, resync)
+            try:
+                parts, comm = backend.call("prox_round", [args] * K)
+            except ShardLost:
+                # w_k = 0 on the reloaded shards: rebuild z = Xw and repeat the round
+                z = np.sum(backend.call("margins", [()] * K)[0], axis=0)
+                rounds.best = None
+                continue
+            rounds.traffic(K * payload_bytes(args), payload_bytes(parts), comm)
+            top = max(p[0] for p in parts)
+            w_l1, w_u, w_sq = (sum(p[j] for p in parts) for j in (1, 2, 3))
+            scale = 1.0 if l2 > 0 or top <= l1 else l1 / top
+            loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(code, z, -scale * deriv,
+                                                                    yv, sw)
+            primal = loss_sum / n + l1 * w_l1 + 0.5 * l2 * w_sq
+            pen_fy = sum(p[4] for p in parts) if l2 > 0 else l1 * w_l1 - scale * w_u
+            gap = fy_sum / n + pen_fy
+            if (rounds.check(r, primal, gap, None, n, nnz_w=sum(p[5] for p in parts))
+                    or r >= max_rounds):
+                break
+            if resync:
+                z = np.sum([p[6] for p in parts], axis=0)
+            else:
+                for p in parts:
+                    z += p[6]
+            r += 1
+    except KeyboardInterrupt:
+        interrupted = True
+    res = rounds.result(r, lambda round_, _: None, interrupted)
+    res.w = np.concatenate(backend.call("snapshot_at", [(rounds.best[4],)] * K)[0])
     return res
