@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity lint clean
+.PHONY: install demo test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-distributed lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -47,6 +47,11 @@ bench-memory: $(STAMP)
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
+
+# cdlearn.distributed on a 2-worker LocalCluster: rounds, bytes, time vs shards
+bench-distributed: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 $(PY) -m benchmarks.distributed --out benchmarks/results/distributed.md
 
 # CLI fuzz: malformed LIBSVM and model files through `cdlearn` subprocesses (CI runs 30)
 fuzz-cli: $(STAMP)

@@ -94,6 +94,9 @@ class DaskActors:
                 continue
             try:
                 value, seconds = fut.result(timeout=self.timeout)
+            except TimeoutError as exc:  # an OSError, but the worker may be alive
+                raise TimeoutError(f"shard {self.specs[k].kwargs['name']} did not answer "
+                                   f"{method} within timeout={self.timeout} s") from exc
             except (OSError, EOFError, pickle.UnpicklingError) as exc:
                 lost.append((k, exc))
                 continue

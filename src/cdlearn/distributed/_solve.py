@@ -69,32 +69,36 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
         LIBSVM file paths (1-based indices) read on the workers, never by the driver.
         ``X`` in memory is split into ``n_shards`` by a hash of each row's content,
         so identical rows share a shard (duplicates on different shards slow CoCoA+).
-    loss, penalty, lam, l1_ratio : as :func:`cdlearn.solve`; penalty "l2" or
-        "elastic_net" (``l1_ratio < 1``).
+    loss, penalty, lam, l1_ratio : as :func:`cdlearn.solve`; penalty "l2",
+        "elastic_net" or "l1" (ProxCoCoA+ only).
     client : a ``dask.distributed.Client`` (shards become actors on its workers) or
         None: the same rounds in this process, shard after shard.
     n_shards : shards of an in-memory ``X``; default: the client's workers (1 without).
-    method : "auto", "cocoa+" (rows split; Ma, Smith, Jaggi et al. 2015, adding,
-        γ = 1, σ′ = K; local solver: cdlearn's dual CD) or "newton" (each shard
-        sends ``X_kᵀD_kX_k`` and ``X_kᵀg_k``; smooth losses, l2). "auto": Newton for
-        smooth losses with l2 and at most :data:`NEWTON_MAX_FEATURES` features,
-        where CoCoA+ stalls for K ≥ 2; CoCoA+ otherwise.
+    method : "auto" (:func:`choose_method`), "cocoa+" (rows split; Ma, Smith, Jaggi et
+        al. 2015, adding, γ = 1, σ′ = K; local solver: cdlearn's dual CD; every loss,
+        l2 or elastic net), "newton" (rows split; each shard sends ``X_kᵀD_kX_k`` and
+        ``X_kᵀg_k``, the driver solves the d×d system; smooth losses, l2) or
+        "proxcocoa+" (columns of an in-memory X split; Smith et al. 2015; local
+        solver: cdlearn's primal CD; smooth losses, l1 or elastic net; the rounds
+        to a given gap grow with K).
     tol : stop when the duality gap ≤ ``tol · P(0)``; the gap is summed from the
         shards' parts and equals a single-machine evaluation at the same point.
-    max_rounds : CoCoA+ rounds / Newton iterations.
-    local_epochs : passes of local dual CD per CoCoA+ round.
+    max_rounds : CoCoA+ / ProxCoCoA+ rounds, Newton iterations.
+    local_epochs : passes of the local solver per (Prox)CoCoA+ round.
     n_features : features of LIBSVM shards (default: the largest index in any shard).
     timeout : seconds to wait for a shard's answer (None: no limit).
 
     Returns the :class:`~cdlearn.solvers.base.SolveResult` of :func:`cdlearn.solve`
-    (``solver`` is "cocoa+" or "newton", ``info["reason"]`` says why, and
+    (``solver`` is the method run, ``info["reason"]`` says why, and
     ``info["restarted_shards"]`` counts shards reloaded after a worker died); its
     trace adds ``round``, ``bytes_up``, ``bytes_down`` and ``comm_seconds``.
     """
     check_choice("loss", loss, LOSS_CODES)
     check_choice("penalty", penalty, ("l2", "l1", "elastic_net"))
     check_choice("method", method, METHODS)
-    lam = check_positive("lam", lam if lam is not None else float("nan"))
+    if lam is None:
+        raise ValueError("lam is required")
+    lam = check_positive("lam", lam)
     l1_ratio = check_positive("l1_ratio", l1_ratio, allow_zero=True)
     if l1_ratio > 1:
         raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
