@@ -335,6 +335,21 @@ def test_cluster_worker_killed_mid_solve(client, data):
     _check_optimal(res, X, y, "logistic", "l2")
 
 
+def test_cluster_client_closed_mid_solve(client, data):
+    """A client that goes away mid-solve: a clear error, not a hang or a reload loop."""
+    distributed = pytest.importorskip("distributed")
+    X, y = data
+    other = distributed.Client(client.cluster)
+
+    def close(state):
+        if state.epoch == 2:
+            other.close()
+
+    with pytest.raises(RuntimeError, match="the Dask client is closed .* during 'cocoa_round'"):
+        cdd.solve(X, y, loss="logistic", lam=LAM, client=other, n_shards=2, method="cocoa+",
+                  tol=1e-12, callback=close)
+
+
 @pytest.mark.slow  # a second worker restart: ~15 s on a loaded 2-core machine
 def test_cluster_proxcocoa_worker_killed(client, wide):
     """ProxCoCoA+ on the cluster; a worker killed after round 2 (its blocks restart at 0)."""

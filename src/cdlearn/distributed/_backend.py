@@ -22,6 +22,10 @@ def payload_bytes(obj) -> int:
     return 0 if obj is None else 8
 
 
+#: how long a lost shard may take to find a live worker and reload there
+RESTART_SECONDS = 60.0
+
+
 class ShardLost(RuntimeError):
     """A shard's worker died during a call; the shard was reloaded elsewhere with α_k = 0."""
 
@@ -85,19 +89,28 @@ class DaskActors:
     def call(self, method, args):
         """As :meth:`InProcess.call`; also returns the seconds beyond the slowest shard's compute."""
         started = time.perf_counter()
-        futures = [None if x is None else a.timed(method, *x)
-                   for a, x in zip(self.actors, args, strict=True)]
+        futures = []
+        for a, x in zip(self.actors, args, strict=True):
+            try:
+                futures.append(None if x is None else a.timed(method, *x))
+            except RuntimeError as exc:  # "Worker holding Actor was lost"
+                futures.append(exc)
         results, lost, compute = [], [], 0.0
         for k, fut in enumerate(futures):
             if fut is None:
                 results.append(None)
                 continue
             try:
+                if isinstance(fut, Exception):
+                    raise fut
                 value, seconds = fut.result(timeout=self.timeout)
             except TimeoutError as exc:  # an OSError, but the worker may be alive
                 raise TimeoutError(f"shard {self.specs[k].kwargs['name']} did not answer "
                                    f"{method} within timeout={self.timeout} s") from exc
-            except (OSError, EOFError, pickle.UnpicklingError) as exc:
+            except (OSError, EOFError, RuntimeError, pickle.UnpicklingError) as exc:
+                if isinstance(exc, RuntimeError) and "Actor" not in str(exc):
+                    raise
+                self._check_connected(method, exc)
                 lost.append((k, exc))
                 continue
             results.append(value)
@@ -109,19 +122,37 @@ class DaskActors:
                             f"with alpha_k = 0", shards)
         return results, max(time.perf_counter() - started - compute, 0.0)
 
+    def _check_connected(self, method, exc):
+        """A lost shard is reloaded only while the client still reaches its scheduler."""
+        status = getattr(self.client, "status", "running")
+        if status not in ("running", "connecting"):
+            raise RuntimeError(f"the Dask client is {status} (it lost its scheduler or was "
+                               f"closed) during {method!r}: the solve cannot go on") from exc
+
     def _restart(self, lost):
         # the scheduler needs a moment to notice the dead worker and drop it
-        deadline = time.perf_counter() + 30.0
+        deadline = time.perf_counter() + RESTART_SECONDS
+        gone = self._addresses(lost)
         while True:
-            workers = self._workers()
-            alive = [w for w in workers if w not in self._addresses(lost)]
+            try:
+                workers = self._workers()
+            except (OSError, RuntimeError):
+                workers = []
+            alive = [w for w in workers if w not in gone]
             if alive or time.perf_counter() > deadline:
                 break
             time.sleep(0.2)
+        if not (alive or workers):
+            raise RuntimeError(f"no Dask worker to reload shard(s) {lost} on within "
+                               f"{RESTART_SECONDS:g} s (the cluster is gone?)")
         workers = alive or workers
         futures = {k: self._create(k, workers[i % len(workers)]) for i, k in enumerate(lost)}
-        for k, fut in futures.items():
-            self.actors[k] = fut.result()
+        try:
+            for k, fut in futures.items():
+                self.actors[k] = fut.result(timeout=RESTART_SECONDS)
+        except TimeoutError as exc:
+            raise RuntimeError(f"shard(s) {lost} could not be reloaded within "
+                               f"{RESTART_SECONDS:g} s (the cluster is gone?)") from exc
         self.restarts += len(lost)
 
     def _addresses(self, shards):
