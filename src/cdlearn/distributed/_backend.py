@@ -22,6 +22,8 @@ def payload_bytes(obj) -> int:
     return 0 if obj is None else 8
 
 
+#: the longest sleep between two looks at a pending shard (and at the client)
+POLL_SECONDS = 0.02
 #: how long a lost shard may take to find a live worker and reload there
 RESTART_SECONDS = 60.0
 
@@ -103,10 +105,7 @@ class DaskActors:
             try:
                 if isinstance(fut, Exception):
                     raise fut
-                value, seconds = fut.result(timeout=self.timeout)
-            except TimeoutError as exc:  # an OSError, but the worker may be alive
-                raise TimeoutError(f"shard {self.specs[k].kwargs['name']} did not answer "
-                                   f"{method} within timeout={self.timeout} s") from exc
+                value, seconds = self._wait(fut, k, method, started)
             except (OSError, EOFError, RuntimeError, pickle.UnpicklingError) as exc:
                 if isinstance(exc, RuntimeError) and "Actor" not in str(exc):
                     raise
@@ -121,6 +120,19 @@ class DaskActors:
             raise ShardLost(f"shard(s) {shards} lost their worker ({lost[0][1]}); reloaded "
                             f"with alpha_k = 0", shards)
         return results, max(time.perf_counter() - started - compute, 0.0)
+
+    def _wait(self, fut, k, method, started):
+        """``fut.result()`` once ``fut.done()``, checking the client while waiting: a call
+        on a client closed meanwhile never returns, even with a timeout (it hung the tests)."""
+        delay = 1e-4
+        while not fut.done():
+            self._check_connected(method, None)
+            if self.timeout is not None and time.perf_counter() - started > self.timeout:
+                raise TimeoutError(f"shard {self.specs[k].kwargs['name']} did not answer "
+                                   f"{method!r} within timeout={self.timeout} s")
+            time.sleep(delay)
+            delay = min(2.0 * delay, POLL_SECONDS)
+        return fut.result()
 
     def _check_connected(self, method, exc):
         """A lost shard is reloaded only while the client still reaches its scheduler."""
