@@ -4,13 +4,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt bench-benchopt-logreg lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt bench-benchopt-logreg bench-distributed lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,bench,docs]'
+	$(PY) -m pip install -q -e '.[dev,bench,docs,distributed]'
 	$(VENV)/bin/cdlearn warmup  # compile the common paths' kernels into numba's cache
 	touch $(STAMP)
 

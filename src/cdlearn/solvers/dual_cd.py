@@ -112,7 +112,7 @@ class DualCDState:
 
     def __init__(self, problem: Problem, *, sampling="importance", batch_size=1, seed=0,
                  alpha0=None, intercept0=0.0, dual_step="exact", smoothness=None,
-                 shrinking=True):
+                 shrinking=True, sigma=1.0):
         self.problem = p = problem
         n = p.n_samples
         self.view = p.design.csr
@@ -132,7 +132,9 @@ class DualCDState:
         else:
             self.eso = p.design.row_sq_norms.copy()
         beta = step_smoothness(p.loss, smoothness)
-        self.inv_l2n = 1.0 / (p.l2 * n)
+        # sigma ≠ 1: CoCoA+'s local subproblem (cdlearn.distributed), whose dual
+        # steps see the coupling σ′/(λ2 n) of the whole problem
+        self.inv_l2n = sigma / (p.l2 * n)
         self.kappa = p.l1 / p.l2
 
         self.mode = {"uniform": UNIFORM, "cyclic": CYCLIC, "shuffle": SHUFFLE}.get(
@@ -292,10 +294,15 @@ class DualCDState:
         # to rounding of P, without a third pass of n logarithms over α (it was
         # ~15% of a check on a9a).
         dual = primal - gap
-        if self.inner_eps > 0.0 and np.isfinite(gap):
-            target = INNER_EPS_GAP * np.sqrt(max(gap, 0.0) / self._mean_weight)
-            self.inner_eps = min(self.inner_eps, max(INNER_EPS_MIN, float(target)))
+        self.tighten_inner_eps(gap)
         return primal, dual, gap
+
+    def tighten_inner_eps(self, gap, mean_weight=None):
+        """The logistic step's inner tolerance after a check with duality gap ``gap``."""
+        if self.inner_eps > 0.0 and np.isfinite(gap):
+            mean = self._mean_weight if mean_weight is None else mean_weight
+            target = INNER_EPS_GAP * np.sqrt(max(gap, 0.0) / mean)
+            self.inner_eps = min(self.inner_eps, max(INNER_EPS_MIN, float(target)))
 
     def snapshot(self):
         v = self.v.copy()

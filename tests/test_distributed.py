@@ -1,0 +1,450 @@
+"""cdlearn.distributed: CoCoA+ and distributed Newton, in-process and on a real LocalCluster.
+
+References: the single-machine optimum of :func:`cdlearn.solve` (tol 1e-12), the
+single-machine certificate of :func:`cdlearn.objectives.primal_and_gap` at the
+same point, and single-machine dual CD's iterates (K = 1).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import cdlearn
+import cdlearn.distributed as cdd
+from cdlearn.api import make_problem
+from cdlearn.objectives import certificate_from_dual_point, primal_and_gap
+from cdlearn.solvers.base import initial_primal
+from cdlearn.solvers.dual_cd import DualCDState
+
+LAM = 1e-2
+TOL = 1e-8
+
+
+def _problem(n=200, d=300, seed=1):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.05, random_state=seed, format="csr")
+    y = np.sign(X @ rng.standard_normal(d) + 0.1 * rng.standard_normal(n))
+    y[y == 0] = 1.0
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def data():
+    return _problem()
+
+
+_OPTIMA = {}
+
+
+def _optimum(X, y, loss, penalty):
+    key = (loss, penalty, X.shape, X.nnz, float(X.sum()))
+    if key not in _OPTIMA:
+        _OPTIMA[key] = cdlearn.solve(X, y, loss=loss, penalty=penalty, lam=LAM, tol=1e-12,
+                                     solver="dual-cd", max_epochs=20000).primal
+    return _OPTIMA[key]
+
+
+def _p0(X, y, loss):
+    return initial_primal(make_problem(X, y, loss=loss, penalty="l2", lam=LAM))
+
+
+def _check_optimal(res, X, y, loss, penalty):
+    p = make_problem(X, y, loss=loss, penalty=penalty, lam=LAM)
+    p0 = _p0(X, y, loss)
+    assert res.converged, res.message
+    assert res.gap <= TOL * p0
+    # the returned point's own single-machine certificate (independent of the shards)
+    z = X @ res.w
+    u = X.T @ res.alpha / X.shape[0]
+    primal, gap = primal_and_gap(p.loss_code, z, res.alpha, p.y, p.sample_weight, res.w, u,
+                                 p.l1, p.l2)
+    assert gap <= 1.01 * TOL * p0
+    assert abs(res.primal - primal) <= 1e-12 * abs(primal)
+    assert abs(res.primal - _optimum(X, y, loss, penalty)) <= TOL * p0
+
+
+# --------------------------------------------------------------------------- in-process
+@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("penalty", ["l2", "elastic_net"])
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared"])
+def test_cocoa_reaches_single_machine_optimum(data, loss, penalty, K):
+    X, y = data
+    res = cdd.solve(X, y, loss=loss, penalty=penalty, lam=LAM, n_shards=K, method="cocoa+",
+                    tol=TOL, max_rounds=3000)
+    assert res.solver == "cocoa+" and res.info["n_shards"] == K
+    _check_optimal(res, X, y, loss, penalty)
+
+
+def test_cocoa_hinge(data):
+    X, y = data
+    res = cdd.solve(X, y, loss="hinge", penalty="l2", lam=LAM, n_shards=2, tol=TOL,
+                    max_rounds=3000)
+    assert res.info["reason"].startswith("a non-smooth loss")
+    _check_optimal(res, X, y, "hinge", "l2")
+
+
+@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared"])
+def test_newton_reaches_single_machine_optimum(data, loss, K):
+    X, y = data
+    res = cdd.solve(X, y, loss=loss, penalty="l2", lam=LAM, n_shards=K, method="newton",
+                    tol=TOL, max_rounds=50)
+    assert res.solver == "newton"
+    p0 = _p0(X, y, loss)
+    assert res.converged and res.gap <= TOL * p0
+    assert abs(res.primal - _optimum(X, y, loss, "l2")) <= TOL * p0
+    # Newton's dual point α = -sφ'(Xw): the single-machine gap at w agrees
+    ref = cdlearn.objectives.certificate_from_margins(
+        cdlearn.data.as_design(X), make_problem(X, y, loss=loss, penalty="l2",
+                                                lam=LAM).loss_code,
+        X @ res.w, y, np.ones(X.shape[0]), res.w, 0.0, LAM)
+    assert abs(ref[2] - res.gap) <= 1e-12 * ref[0] + 1e-9 * res.gap
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("penalty", ["l2", "elastic_net"])
+def test_certificate_equals_single_machine_evaluation(data, loss, penalty, K=3):
+    X, y = data
+    p = make_problem(X, y, loss=loss, penalty=penalty, lam=LAM)
+    for rounds in (3, 40):  # a large gap and a small one
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = cdd.solve(X, y, loss=loss, penalty=penalty, lam=LAM, n_shards=K,
+                            method="cocoa+", tol=1e-14, max_rounds=rounds)
+        u = X.T @ res.alpha / X.shape[0]
+        primal, gap = primal_and_gap(p.loss_code, X @ res.w, res.alpha, p.y, p.sample_weight,
+                                     res.w, u, p.l1, p.l2)
+        assert abs(res.primal - primal) <= 1e-12 * abs(primal)
+        assert abs(res.gap - gap) <= 1e-12 * gap
+        assert abs(res.dual - (primal - gap)) <= 1e-12 * abs(primal)
+
+
+@pytest.mark.parametrize("penalty", ["l2", "elastic_net"])
+@pytest.mark.parametrize("loss", ["squared", "squared_hinge", "hinge"])
+def test_one_shard_gives_single_machine_dual_cd_iterates(data, loss, penalty):
+    X, y = data
+    state = DualCDState(make_problem(X, y, loss=loss, penalty=penalty, lam=LAM),
+                        sampling="shuffle", seed=3)
+    single = []
+    for _ in range(12):
+        state.run_epoch()
+        single.append(state.w.copy())
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cdd.solve(X, y, loss=loss, penalty=penalty, lam=LAM, n_shards=1, method="cocoa+",
+                  tol=1e-15, max_rounds=12, seed=3,
+                  callback=lambda s: seen.append(s.w.copy()) and False)
+    # round r certifies the point after r rounds of one local epoch each
+    assert len(seen) == 13
+    for r in range(1, 13):
+        scale = np.max(np.abs(single[r - 1]))
+        assert np.max(np.abs(seen[r] - single[r - 1])) <= 1e-12 * scale
+
+
+def test_trace_columns_and_bytes(data):
+    X, y = data
+    res = cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=2, method="cocoa+", tol=1e-6)
+    t = res.trace
+    assert t.columns[-4:] == ("round", "bytes_up", "bytes_down", "comm_seconds")
+    assert np.array_equal(t["round"], np.arange(len(t)))
+    d = X.shape[1]
+    # every round after the first sends v (8d bytes) and five scalars to each of 2 shards
+    assert np.array_equal(np.diff(t["bytes_down"]), np.full(len(t) - 1, 2 * (8 * d + 5 * 8)))
+    assert np.all(np.diff(t["bytes_up"]) > 0)
+    assert np.all(t["comm_seconds"] == 0.0)  # in-process: no communication
+    assert res.info["restarted_shards"] == 0
+
+
+def test_auto_rule(data):
+    X, y = data
+    small = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 123))
+    assert small[0] == "newton" and "123 features" in small[1]
+    assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000))[0] == "cocoa+"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "cocoa+"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10, 100))[0] == "proxcocoa+"
+    assert cdd.choose_method("auto", "squared", 1.0, 0.0, (10**6, 10))[0] == "proxcocoa+"
+    assert cdd.choose_method("auto", "hinge", 0.0, 1.0, (10**6, 10))[0] == "cocoa+"
+    res = cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=2, tol=TOL)
+    assert res.solver == "newton" and res.info["reason"].startswith("300 features")
+
+
+def test_libsvm_shards_match_in_memory(tmp_path, data):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = data
+    X = X.tolil()
+    X[:, -1] = 0.0  # only the last shard's file reaches the last feature
+    X[-1, -1] = 1.0
+    X = X.tocsr()
+    paths = []
+    for k, rows in enumerate(np.array_split(np.arange(X.shape[0]), 3)):
+        path = tmp_path / f"part-{k}.svm"
+        dump_svmlight_file(X[rows], y[rows], str(path), zero_based=False)
+        paths.append(str(path))
+    res = cdd.solve(paths, loss="logistic", lam=LAM, method="cocoa+", tol=TOL)
+    assert res.w.shape == (X.shape[1],)
+    _check_optimal(res, X, y, "logistic", "l2")  # alpha in file order = row order here
+
+
+def test_shards_in_memory_as_pairs(data):
+    X, y = data
+    parts = [(X[:120], y[:120]), (X[120:], y[120:])]
+    res = cdd.solve(parts, loss="squared", lam=LAM, method="cocoa+", tol=TOL)
+    _check_optimal(res, X, y, "squared", "l2")
+
+
+def test_duplicate_rows_share_a_shard():
+    X, y = _problem(60, 30)
+    X = sp.vstack([X, X[:20]]).tocsr()
+    y = np.concatenate([y, -y[:20]])
+    res = cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=3, method="cocoa+", tol=TOL)
+    assert res.converged
+    from cdlearn.distributed._solve import _hash_partition
+
+    shard = _hash_partition(cdlearn.data.as_design(X), 3)
+    assert np.array_equal(shard[:20], shard[60:])
+
+
+def test_interrupt_returns_best_iterate(data):
+    X, y = data
+
+    def stop(state):
+        if state.epoch == 3:
+            raise KeyboardInterrupt
+
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        res = cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=2, method="cocoa+",
+                        tol=1e-12, callback=stop)
+    assert res.info["interrupted"] and not res.converged
+    assert res.gap == np.min(res.trace["gap"])
+
+
+# --------------------------------------------------------------------------- bad input
+def test_shards_with_different_features(data):
+    X, y = data
+    with pytest.raises(ValueError, match="shard 1 has 299 features"):
+        cdd.solve([(X[:100], y[:100]), (X[100:, :299], y[100:])], loss="squared", lam=LAM)
+
+
+def test_bad_libsvm_shards(tmp_path, data):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = data
+    good = tmp_path / "good.svm"
+    dump_svmlight_file(X[:100], y[:100], str(good), zero_based=False)
+    empty = tmp_path / "empty.svm"
+    empty.write_text("")
+    garbage = tmp_path / "garbage.svm"
+    garbage.write_text("1 3:x\n")
+    missing = tmp_path / "missing.svm"
+    for path, match in ((empty, "empty.svm"), (garbage, "garbage.svm"),
+                        (missing, "missing.svm")):
+        with pytest.raises(ValueError, match=f"shard .*{match}"):
+            cdd.solve([str(good), str(path)], loss="squared", lam=LAM)
+    with pytest.raises(ValueError, match="shard .*good.svm: .* contains 300 features"):
+        cdd.solve([str(good)], loss="squared", lam=LAM, n_features=10)
+
+
+def test_bad_labels_name_the_shard(data):
+    X, y = data
+    with pytest.raises(ValueError, match="shard 1: "):
+        cdd.solve([(X[:100], y[:100]), (X[100:], 2 * y[100:])], loss="logistic", lam=LAM)
+
+
+def test_bad_arguments(data):
+    X, y = data
+    with pytest.raises(ValueError, match="method"):
+        cdd.solve(X, y, lam=LAM, method="hydra")
+    with pytest.raises(ValueError, match="l1_ratio must be in"):
+        cdd.solve(X, y, lam=LAM, penalty="elastic_net", l1_ratio=1.5)
+    with pytest.raises(ValueError, match="lam"):
+        cdd.solve(X, y)
+    with pytest.raises(ValueError, match="method='newton' needs a smooth loss"):
+        cdd.solve(X, y, loss="hinge", lam=LAM, method="newton")
+    with pytest.raises(ValueError, match="n_shards=500 exceeds"):
+        cdd.solve(X, y, lam=LAM, n_shards=500)
+    with pytest.raises(TypeError, match="callback"):
+        cdd.solve(X, y, lam=LAM, callback=3)
+
+
+# --------------------------------------------------------------------------- LocalCluster
+def _local_cluster():
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None)
+    return cluster, distributed.Client(cluster)
+
+
+def test_local_cluster(data, tmp_path):
+    """The LocalCluster scenarios below in one test, so that one cluster of 2 worker
+    processes runs even when pytest-xdist spreads this module over several processes."""
+    cluster, client = _local_cluster()
+    with cluster, client:
+        _cluster_cocoa(client, data)
+        _cluster_newton_from_files(client, data, tmp_path)
+        _cluster_bad_shard(client, tmp_path)
+        _cluster_worker_killed_mid_solve(client, data)
+
+
+def _cluster_cocoa(client, data):
+    X, y = data
+    res = cdd.solve(X, y, loss="logistic", penalty="elastic_net", lam=LAM, client=client,
+                    n_shards=2, method="cocoa+", tol=TOL)
+    _check_optimal(res, X, y, "logistic", "elastic_net")
+    assert res.trace["comm_seconds"][-1] > 0.0 and res.trace["bytes_up"][-1] > 0
+
+
+def _cluster_newton_from_files(client, data, tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    X, y = data
+    paths = []
+    for k, rows in enumerate(np.array_split(np.arange(X.shape[0]), 2)):
+        path = tmp_path / f"part-{k}.svm"
+        dump_svmlight_file(X[rows], y[rows], str(path), zero_based=False)
+        paths.append(str(path))
+    res = cdd.solve(paths, loss="squared_hinge", lam=LAM, client=client, method="newton",
+                    tol=TOL, n_features=X.shape[1])
+    p0 = _p0(X, y, "squared_hinge")
+    assert res.converged and res.gap <= TOL * p0
+    assert abs(res.primal - _optimum(X, y, "squared_hinge", "l2")) <= TOL * p0
+
+
+def _cluster_bad_shard(client, tmp_path):
+    bad = tmp_path / "bad.svm"
+    bad.write_text("")
+    with pytest.raises(ValueError, match="bad.svm is empty"):
+        cdd.solve([str(bad)], loss="squared", lam=LAM, client=client)
+
+
+def _cluster_worker_killed_mid_solve(client, data):
+    """A worker killed after round 2: its shards restart elsewhere with α_k = 0."""
+    X, y = data
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
+
+    def kill(state):
+        if state.epoch == 2:
+            os.kill(pids[victim], signal.SIGKILL)
+
+    res = cdd.solve(X, y, loss="logistic", lam=LAM, client=client, n_shards=4,
+                    method="cocoa+", tol=TOL, callback=kill)
+    assert res.info["restarted_shards"] == 2  # round-robin: 2 of the 4 shards were there
+    _check_optimal(res, X, y, "logistic", "l2")
+
+
+@pytest.mark.slow  # its own LocalCluster and a worker restart: ~20 s on a loaded machine
+def test_cluster_proxcocoa_worker_killed(wide):
+    """ProxCoCoA+ on the cluster; a worker killed after round 2 (its blocks restart at 0)."""
+    cluster, client = _local_cluster()
+    with cluster, client:
+        _cluster_proxcocoa_worker_killed(client, wide)
+
+
+def _cluster_proxcocoa_worker_killed(client, wide):
+    X, _, y = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / X.shape[0]
+    client.wait_for_workers(2, timeout=60)
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[-1]
+
+    def kill(state):
+        if state.epoch == 2:
+            os.kill(pids[victim], signal.SIGKILL)
+
+    res = cdd.solve(X, y, loss="squared", penalty="l1", lam=lam, client=client, n_shards=2,
+                    tol=1e-7, callback=kill)
+    ref = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=lam, tol=1e-13)
+    p0 = initial_primal(make_problem(X, y, loss="squared", penalty="l1", lam=lam))
+    assert res.solver == "proxcocoa+" and res.info["restarted_shards"] == 1
+    assert res.converged and abs(res.primal - ref.primal) <= 1e-7 * p0
+
+
+# --------------------------------------------------------------------------- ProxCoCoA+
+@pytest.fixture(scope="module")
+def wide():
+    rng = np.random.default_rng(0)
+    X = sp.random(50, 500, density=0.1, random_state=2, format="csr")
+    y = np.sign(X @ rng.standard_normal(500) + 0.1 * rng.standard_normal(50))
+    y[y == 0] = 1.0
+    return X, y, X @ rng.standard_normal(500)
+
+
+@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("penalty", ["l1", "elastic_net"])
+def test_proxcocoa_lasso_and_elastic_net(wide, penalty, K):
+    X, _, y = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / X.shape[0]
+    tol = 1e-7
+    ref = cdlearn.solve(X, y, loss="squared", penalty=penalty, lam=lam, tol=1e-13)
+    res = cdd.solve(X, y, loss="squared", penalty=penalty, lam=lam, n_shards=K, tol=tol,
+                    max_rounds=2000)
+    assert res.solver == "proxcocoa+" and res.info["reason"].startswith("an l1 penalty")
+    p = make_problem(X, y, loss="squared", penalty=penalty, lam=lam)
+    p0 = initial_primal(p)
+    assert res.converged and res.gap <= tol * p0
+    assert abs(res.primal - ref.primal) <= tol * p0
+    # the same certificate on one machine, at the returned w with α = -φ'(Xw)
+    z = X @ res.w
+    alpha = -(z - y)
+    primal, dual, gap = certificate_from_dual_point(p.loss_code, z, alpha, p.y,
+                                                    p.sample_weight, res.w,
+                                                    X.T @ alpha / X.shape[0], p.l1, p.l2)
+    assert abs(primal - res.primal) <= 1e-12 * primal
+    assert abs(gap - res.gap) <= 1e-9 * gap  # z summed from the shards' X_kΔw_k
+
+
+def test_proxcocoa_logistic_l1(wide):
+    X, y, _ = wide
+    lam = 0.2 * np.abs(X.T @ y).max() / (2 * X.shape[0])
+    ref = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, tol=1e-13)
+    res = cdd.solve(X, y, loss="logistic", penalty="l1", lam=lam, n_shards=2, tol=1e-5,
+                    local_epochs=5, max_rounds=2000)
+    p0 = initial_primal(make_problem(X, y, loss="logistic", penalty="l1", lam=lam))
+    assert res.converged and res.gap <= 1e-5 * p0
+    assert abs(res.primal - ref.primal) <= 1e-5 * p0
+    assert res.trace["nnz_w"][-1] == np.count_nonzero(res.w)
+
+
+def test_proxcocoa_bad_input(wide, tmp_path):
+    X, y, _ = wide
+    with pytest.raises(ValueError, match="needs a smooth loss"):
+        cdd.solve(X, y, loss="hinge", penalty="l1", lam=0.1)
+    with pytest.raises(ValueError, match="pass X and y in memory"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="proxcocoa+")
+    with pytest.raises(ValueError, match="needs an l2 part"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1)
+
+
+def test_one_shard_logistic_iterates(data):
+    """Logistic: the step's inner tolerance follows the previous round's gap (one round
+    behind a single-machine check, which comes after the epoch): the same schedule here."""
+    X, y = data
+    p = make_problem(X, y, loss="logistic", penalty="l2", lam=LAM)
+    state = DualCDState(p, sampling="shuffle", seed=0)
+    single = []
+    for r in range(10):
+        if r >= 1:
+            prev_w, prev_alpha = single[r - 1]  # the gap the driver sent with round r
+            _, gap = primal_and_gap(p.loss_code, X @ prev_w, prev_alpha, p.y, p.sample_weight,
+                                    prev_w, X.T @ prev_alpha / X.shape[0], 0.0, LAM)
+            state.tighten_inner_eps(gap)
+        if r == 0:
+            single.append((state.w.copy(), state.alpha.copy()))
+        state.run_epoch()
+        single.append((state.w.copy(), state.alpha.copy()))
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cdd.solve(X, y, loss="logistic", lam=LAM, n_shards=1, method="cocoa+", tol=1e-15,
+                  max_rounds=10, callback=lambda s: seen.append(s.w.copy()) and False)
+    for r in range(1, 11):
+        scale = np.max(np.abs(single[r][0]))
+        assert np.max(np.abs(seen[r] - single[r][0])) <= 1e-12 * scale
