@@ -291,8 +291,9 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     converged = False
     message = ""
 
-    polish = (Polish(state.problem) if target is not None and isinstance(state, PrimalIterate)
-              and polishable(state.problem) else None)
+    polish = (Polish(state.problem) if target is not None and polishable(state.problem)
+              and (isinstance(state, PrimalIterate) or getattr(state, "restores_iterate", False))
+              else None)
     primal, dual, gap = state.certificate()
     _check_finite(primal, gap, epoch, solver)
     best = (primal, dual, gap, state.snapshot())
@@ -483,7 +484,7 @@ def _limit(state, target, threshold: float, primal: float) -> float:
     if target is None:
         return threshold
     w, _, b = state.iterate()
-    t = target.gap_target(w, float(b), primal)
+    t = target.gap_target(w, b, primal)
     return threshold if t is None else min(threshold, t)
 
 
