@@ -267,7 +267,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     near the threshold). The best iterate seen (lowest primal) is what is returned
     when the run stops early: methods whose primal is not monotone (dual CD)
     would otherwise return a worse point than one they already had. With
-    ``coef_tol``, a primal method's iterate is also replaced at checks by the
+    ``coef_tol``, the iterate of a primal method (or of dual CD and block CD,
+    which have ``restore_primal``) is also replaced at checks by the
     minimiser of P on its support when that is lower
     (:class:`~cdlearn.solvers.stopping.Polish`; ``info["restricted_solves"]``
     counts them): the exact answer for the squared loss, Newton's for the
@@ -292,7 +293,7 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     message = ""
 
     polish = (Polish(state.problem) if target is not None and polishable(state.problem)
-              and (isinstance(state, PrimalIterate) or getattr(state, "restores_iterate", False))
+              and (isinstance(state, PrimalIterate) or hasattr(state, "restore_primal"))
               else None)
     primal, dual, gap = state.certificate()
     _check_finite(primal, gap, epoch, solver)

@@ -283,10 +283,6 @@ class MultiCDState:
         gap = fy / n + penalty_fenchel_young(self.W, U, p.l1, p.l2, p.group)
         return primal, dual, gap
 
-    #: ``restore`` takes ``(W, intercept)`` as ``iterate`` gives them, so
-    #: :class:`~cdlearn.solvers.stopping.Polish` may hand it a solved iterate
-    restores_iterate = True
-
     def snapshot(self):
         return self.W.copy(), self.intercept.copy()
 
@@ -295,6 +291,10 @@ class MultiCDState:
         self.W[:] = W
         self.b = np.asarray(b, dtype=np.float64) + self.shift @ self.W
         self._resync()
+
+    #: a snapshot is ``(W, intercept)`` as ``iterate`` gives them, so
+    #: :class:`~cdlearn.solvers.stopping.Polish` may hand over a solved iterate
+    restore_primal = restore
 
     def iterate(self):
         return self.W.copy(), None, self.intercept

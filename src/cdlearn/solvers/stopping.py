@@ -185,8 +185,8 @@ def polishable(problem) -> bool:
         return problem.l1 == 0.0 and problem.l2 > 0.0
     if getattr(problem, "groups", None) is not None or getattr(problem, "n_outputs", None):
         return False
-    if problem.loss_code == SQUARED:
-        return problem.l1 > 0.0 or problem.l2 > 0.0 and not problem.positive
+    if problem.loss_code == SQUARED:  # without a penalty: least squares (minimum change in w)
+        return problem.l1 > 0.0 or not problem.positive
     return problem.loss_code in (LOGISTIC, SQUARED_HINGE) and problem.l1 > 0.0
 
 
@@ -344,7 +344,8 @@ def _range_basis(Z):
 
 
 class Polish:
-    """Replaces a primal state's iterate by :func:`restricted_solution` when that lowers P.
+    """Replaces a state's iterate by :func:`restricted_solution` when that lowers P (a
+    state with ``restore_primal``, dual CD, restarts from the solved point's dual point).
 
     Called at the gap checks after epoch 0 of a run with a coefficient target
     (a fit runs at least one epoch, as scikit-learn's ``n_iter_ ≥ 1`` expects):
@@ -389,7 +390,8 @@ class Polish:
         if polished is None:
             return certificate
         snap = state.snapshot()
-        state.restore(polished)
+        # a dual method starts again from the dual point of the solved w
+        getattr(state, "restore_primal", state.restore)(polished)
         new = state.certificate()
         if new[0] <= certificate[0] or new[2] < certificate[2]:
             self.accepted += 1
