@@ -67,3 +67,26 @@ def test_alpha_zero_is_least_squares(effective_rank):
     sq = np.sqrt(sw)
     coef = np.linalg.lstsq(np.c_[X, np.ones(300)] * sq[:, None], y * sq, rcond=None)[0]
     np.testing.assert_allclose(m.coef_, coef[:-1], atol=1e-11)
+
+
+def test_routes_agree_at_convergence():
+    """Two routes to one optimum agree to rounding once a small fit ends with the
+    restricted solve (``Polish.finish``): dense vs sparse X at tol=1e-6 (before:
+    6.4e-7 apart, scikit-learn's test_sparse_dense_equality at rtol 1e-7), and ws-cd vs
+    precompute=True (newton-cd) at the default tol (before: 5.5e-6 apart,
+    test_enet_float_precision at 6 decimals). Reference: scikit-learn at tol=1e-14."""
+    X, y = make_regression(n_samples=24, n_features=6, effective_rank=3, n_informative=3,
+                           noise=1, random_state=42)
+    alpha = 0.0026652661551730206
+    ref = sk.ElasticNet(alpha=alpha, fit_intercept=False, tol=1e-14,
+                        max_iter=100_000).fit(X, y).coef_
+    dense = ElasticNet(alpha=alpha, fit_intercept=False, tol=1e-6).fit(X, y).coef_
+    sparse = ElasticNet(alpha=alpha, fit_intercept=False, tol=1e-6).fit(sp.csc_matrix(X),
+                                                                        y).coef_
+    np.testing.assert_allclose(dense, ref, rtol=1e-10)
+    np.testing.assert_allclose(sparse, ref, rtol=1e-10)
+    X, y = _data(n=20, d=10)
+    ref = sk.ElasticNet(alpha=0.5, tol=1e-14, max_iter=100_000).fit(X, y).coef_
+    for precompute in (False, True):
+        m = ElasticNet(alpha=0.5, precompute=precompute).fit(X, y)
+        np.testing.assert_allclose(m.coef_, ref, rtol=1e-10, atol=1e-12)

@@ -379,6 +379,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     finally:
         if bar is not None:
             bar.close()
+    if converged and polish is not None and not interrupted:
+        certificate = polish.finish(state, (primal, dual, gap), passes * nnz, limit)
+        if certificate[0] != primal:
+            primal, dual, gap = certificate
+            trace.append(epoch, passes, time.perf_counter() - t_start, primal, _num(dual),
+                         gap, state.nnz_w(), state.active())
     seconds = time.perf_counter() - t_start
 
     unverifiable = converged and certificate_unresolved(state, primal, limit)
