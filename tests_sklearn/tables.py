@@ -117,4 +117,10 @@ QUICK = [
     "test_svm.py::test_liblinear_set_coef",
     "test_svm.py::test_weight",
     "test_sparse.py::test_linearsvc",
+    "test_coordinate_descent.py::test_random_descent",
+    "test_coordinate_descent.py::test_enet_float_precision",
+    "test_coordinate_descent.py::test_multi_task_lasso_vs_skglm",
+    "test_coordinate_descent.py::test_sparse_dense_descent_paths",
+    "test_coordinate_descent.py::test_check_input_false",
+    "test_coordinate_descent.py::test_enet_ridge_consistency",
 ]
