@@ -90,3 +90,25 @@ def test_routes_agree_at_convergence():
     for precompute in (False, True):
         m = ElasticNet(alpha=0.5, precompute=precompute).fit(X, y)
         np.testing.assert_allclose(m.coef_, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_zero_iterate_is_not_certified_by_a_small_gap():
+    """w = 0 meets a coefficient target only if the gap at 0 vanishes (w* = 0): a heavy
+    ridge (w* ~ 1e-5 against P(0) ~ 1e4) has a gap at 0 below tol/100·P(0), which alone
+    accepted w = 0 (Ridge(alpha=1e6, solver="svd") returned zeros, n_iter_ 0); a Lasso
+    at λ ≥ λ_max still stops at 0 at once. References: the ridge closed form, λ_max."""
+    import cdlearn
+    from cdlearn.paths import lambda_max
+
+    X, y = make_regression(n_samples=300, n_features=100, effective_rank=10,
+                           n_informative=50, random_state=42)
+    Xc, yc = X - X.mean(0), y - y.mean()
+    lam = 1e6 / 300
+    w = np.linalg.solve(Xc.T @ Xc / 300 + lam * np.eye(100), Xc.T @ yc / 300)
+    res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=lam, solver="newton-cd",
+                        fit_intercept=True, tol=1e-6, coef_tol=1e-4)
+    assert np.max(np.abs(res.w - w)) <= 1e-4 * np.max(np.abs(w))
+    top = lambda_max(X, y, loss="squared", penalty="l1", fit_intercept=True)
+    res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=1.01 * top, solver="ws-cd",
+                        fit_intercept=True, tol=1e-6, coef_tol=1e-4)
+    assert res.converged and res.n_epochs <= 1 and not np.any(res.w)

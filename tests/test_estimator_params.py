@@ -347,9 +347,9 @@ def test_class_weight_cv_and_svc_match_sklearn():
 # --------------------------------------------------------------------------- check_input, groups
 def test_fit_check_input_false():
     """check_input=False skips validation (scikit-learn's meaning): the same fit as with
-    checks on a Fortran-ordered array or CSC matrix, y cast to X's dtype; a C-ordered X
-    breaks the caller's guarantee and raises ValueError as in scikit-learn; X and
-    sample_weight are not modified."""
+    checks on a Fortran- or C-ordered array or a CSC matrix, y cast to X's dtype; X that
+    is not a float array or CSC/CSR matrix raises ValueError; X and sample_weight are
+    not modified."""
     X, y = _problem(False, d=6)
     XF = np.asfortranarray(X)
     ref = sk.ElasticNet(alpha=0.1, **TIGHT).fit(X, y)
@@ -364,8 +364,11 @@ def test_fit_check_input_false():
         np.testing.assert_array_equal(sw, 1.25)
         sparse_fit = clone(est).fit(sp.csc_matrix(X), y, check_input=False)
         np.testing.assert_allclose(sparse_fit.coef_, sk_est.coef_, rtol=1e-8, atol=1e-12)
-        with pytest.raises(ValueError, match="check_input=False: X must be a Fortran-ordered"):
-            clone(est).fit(np.ascontiguousarray(X), y, check_input=False)
+        c_order = clone(est).fit(np.ascontiguousarray(X), y, check_input=False)
+        np.testing.assert_allclose(c_order.coef_, sk_est.coef_, rtol=1e-8, atol=1e-12)
+        for bad in (X.tolist(), X.astype(np.int64), sp.coo_matrix(X)):
+            with pytest.raises(ValueError, match="check_input=False: X must be a 2-d float64"):
+                clone(est).fit(bad, y, check_input=False)
     f32 = ElasticNet(alpha=0.1).fit(XF.astype(np.float32), y, check_input=False)
     assert f32.coef_.dtype == np.float32
     with pytest.raises(TypeError, match="check_input must be a bool"):

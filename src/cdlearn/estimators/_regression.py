@@ -82,21 +82,18 @@ def enet_dual_gap(X, y, sw, w, b, lam, l1_ratio, *, fit_intercept, positive=Fals
 
 def _trusted_input(X, y):
     """``(X, y)`` for ``fit(check_input=False)``: scikit-learn's "the caller guarantees
-    valid input" (validation skipped; y cast to X's dtype). Its guarantee is checked
-    only where it costs O(1): a dense X must be a Fortran-ordered float64/float32
-    array (the layout scikit-learn's CD requires then: it raises ValueError on a
-    C-ordered X), a sparse one CSC or CSR."""
+    valid input" (validation skipped: no scan for NaN/inf, no copy; y cast to X's
+    dtype). What costs O(1) is still checked: X must be a 2-d float64/float32 array
+    (any memory layout: cdlearn's CD needs none, where scikit-learn's requires
+    Fortran order) or a CSC/CSR matrix of those dtypes."""
     if sp.issparse(X):
         ok = X.format in ACCEPT_SPARSE and X.dtype in DTYPES
     else:
-        ok = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in DTYPES and \
-            X.flags.f_contiguous
+        ok = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in DTYPES
     if not ok:
-        raise ValueError("check_input=False: X must be a Fortran-ordered float64 or float32 "
-                         "array or a CSC/CSR matrix of those dtypes (as scikit-learn's); got "
-                         f"{type(X).__name__} of dtype {getattr(X, 'dtype', None)}"
-                         + ("" if sp.issparse(X) or not isinstance(X, np.ndarray)
-                            else f", {'C' if X.flags.c_contiguous else 'non'}-contiguous"))
+        raise ValueError("check_input=False: X must be a 2-d float64 or float32 array or a "
+                         "CSC/CSR matrix of those dtypes; got "
+                         f"{type(X).__name__} of dtype {getattr(X, 'dtype', None)}")
     return X, np.asarray(y, dtype=X.dtype)
 
 
@@ -249,9 +246,9 @@ class _SparseRegressor(_CDRegressor):
         """Fit the model; ``sample_weight`` are per-sample weights ``s_i``.
 
         ``check_input=False`` skips the validation of X and y (scikit-learn's
-        meaning: the caller guarantees a finite Fortran-ordered float array or a
-        CSC/CSR matrix, and a numeric y; see :func:`_trusted_input`). X is never
-        modified, whatever ``copy_X``.
+        meaning: the caller guarantees a finite float array or CSC/CSR matrix and
+        a numeric y; see :func:`_trusted_input`). X is never modified, whatever
+        ``copy_X``.
         """
         return self._fit(X, y, sample_weight, check_input)
 

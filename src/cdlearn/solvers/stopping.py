@@ -87,10 +87,15 @@ class CoefficientTarget:
 
     def gap_target(self, w: np.ndarray, intercept: float, primal: float) -> float | None:
         """The gap target at ``(w, b)`` (primal value ``primal``), or None without a bound."""
-        scale = float(np.max(np.abs(w), initial=0.0))
-        if scale == 0.0 or self._off:
-            return None  # no relative error to bound: the gap test alone decides
+        if self._off:
+            return None
         p = self.problem
+        scale = float(np.max(np.abs(w), initial=0.0))
+        if scale == 0.0:
+            # no relative error bounds w = 0 unless w* = 0 too, which is when the gap at 0
+            # vanishes to rounding (λ ≥ λ_max for an l1 part, ∇f(0) = 0 otherwise). A gap
+            # of 1e-6·P(0) alone accepted w = 0 for Ridge(alpha=1e6) (w* ~ 1e-5, n = 300)
+            return gap_rounding(p.n_samples, primal)
         support = nonzero_rows(w) if p.l1 > 0.0 else None
         if self._support is None or not _same(support, self._support[0]):
             self._support = (support,)
