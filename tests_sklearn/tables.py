@@ -67,9 +67,8 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
      "asserts that scikit-learn's ElasticNet(copy_X=False) overwrites X (it centres X in "
      "place); cdlearn never modifies X, whatever copy_X (documented)"),
     ("test_coordinate_descent.py::test_check_input_false",
-     "ends by expecting ValueError for a C-ordered X with check_input=False, which "
-     "scikit-learn's Cython CD raises from its Fortran-ordered memoryview; cdlearn's CD "
-     "takes either layout and fits it (tests/test_estimator_params.py checks the rest)"),
+     "expects the ValueError of scikit-learn's Fortran-ordered Cython memoryview for a "
+     "C-ordered X with check_input=False; cdlearn's CD fits either layout"),
     ("test_ridge.py::test_n_iter",
      "n_iter_ as scikit-learn's solvers count it (None for its direct solvers); cdlearn "
      "reports the epochs of the method the name maps to"),
@@ -125,6 +124,6 @@ QUICK = [
     "test_coordinate_descent.py::test_enet_float_precision",
     "test_coordinate_descent.py::test_multi_task_lasso_vs_skglm",
     "test_coordinate_descent.py::test_sparse_dense_descent_paths",
-    "test_coordinate_descent.py::test_check_input_false",
+    "test_coordinate_descent.py::test_enet_sample_weight_does_not_overwrite_sample_weight",
     "test_coordinate_descent.py::test_enet_ridge_consistency",
 ]
