@@ -62,8 +62,8 @@ def test_enet_path_explicit_grid_l2_and_coef_init():
         cdlearn.enet_path(X, y, l1_ratio=0.0)
     with pytest.raises(ValueError, match="l1_ratio must be in"):
         cdlearn.enet_path(X, y, l1_ratio=1.5)
-    with pytest.raises(ValueError, match="1-d y"):
-        cdlearn.enet_path(X, np.c_[y, y])
+    with pytest.raises(ValueError, match="positive=True is not allowed for multi-output"):
+        cdlearn.enet_path(X, np.c_[y, y], alphas=grid, positive=True)  # a 2-d y: multi-task
     with pytest.raises(TypeError, match="max_iter or max_epochs"):
         cdlearn.enet_path(X, y, max_iter=5, max_epochs=5)
 

@@ -11,8 +11,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import sklearn.linear_model as sk
 import sklearn.svm as sksvm
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 import cdlearn
@@ -340,3 +342,56 @@ def test_class_weight_cv_and_svc_match_sklearn():
     ref = sksvm.LinearSVC(class_weight=cw, fit_intercept=False, dual=False, tol=1e-12)
     ref.fit(X, y, sample_weight=sw)
     np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-6)
+
+
+# --------------------------------------------------------------------------- check_input, groups
+def test_fit_check_input_false():
+    """check_input=False skips validation (scikit-learn's meaning): the same fit as with
+    checks on a Fortran- or C-ordered array or a CSC matrix, y cast to X's dtype; X that
+    is not a float array or CSC/CSR matrix raises ValueError; X and sample_weight are
+    not modified."""
+    X, y = _problem(False, d=6)
+    XF = np.asfortranarray(X)
+    ref = sk.ElasticNet(alpha=0.1, **TIGHT).fit(X, y)
+    for est in (ElasticNet(alpha=0.1, **TIGHT), Lasso(alpha=0.1, **TIGHT)):
+        sk_est = sk.Lasso(alpha=0.1, **TIGHT).fit(X, y) if isinstance(est, Lasso) else ref
+        checked = clone(est).fit(X, y)
+        sw = np.full(len(y), 1.25)
+        trusted = clone(est).fit(XF, y, sample_weight=sw, check_input=False)
+        np.testing.assert_allclose(trusted.coef_, sk_est.coef_, rtol=1e-8, atol=1e-12)
+        np.testing.assert_allclose(trusted.coef_, checked.coef_, rtol=1e-12, atol=1e-15)
+        assert trusted.n_features_in_ == X.shape[1]
+        np.testing.assert_array_equal(sw, 1.25)
+        sparse_fit = clone(est).fit(sp.csc_matrix(X), y, check_input=False)
+        np.testing.assert_allclose(sparse_fit.coef_, sk_est.coef_, rtol=1e-8, atol=1e-12)
+        c_order = clone(est).fit(np.ascontiguousarray(X), y, check_input=False)
+        np.testing.assert_allclose(c_order.coef_, sk_est.coef_, rtol=1e-8, atol=1e-12)
+        for bad in (X.tolist(), X.astype(np.int64), sp.coo_matrix(X)):
+            with pytest.raises(ValueError, match="check_input=False: X must be a 2-d float64"):
+                clone(est).fit(bad, y, check_input=False)
+    f32 = ElasticNet(alpha=0.1).fit(XF.astype(np.float32), y, check_input=False)
+    assert f32.coef_.dtype == np.float32
+    with pytest.raises(TypeError, match="check_input must be a bool"):
+        ElasticNet().fit(XF, y, check_input="no")
+
+
+@pytest.mark.parametrize("cls", [sk.LassoCV, sk.ElasticNetCV])
+def test_cv_groups_routed_to_the_splitter(cls):
+    """``fit(X, y, groups=...)`` reaches the CV splitter through metadata routing, as in
+    scikit-learn (same folds, so the same alpha_ and mse_path_); without routing enabled
+    it raises scikit-learn's ValueError."""
+    import sklearn
+    from sklearn.model_selection import GroupKFold
+
+    ours = {"LassoCV": LassoCV, "ElasticNetCV": cdlearn.estimators.ElasticNetCV}[cls.__name__]
+    X, y = _problem(False, n=60, d=8)
+    groups = np.arange(60) % 4
+    with pytest.raises(ValueError, match="is only supported if enable_metadata_routing=True"):
+        ours(alphas=5).fit(X, y, groups=groups)
+    with sklearn.config_context(enable_metadata_routing=True):
+        kw = dict(alphas=5, cv=GroupKFold(n_splits=4), tol=1e-12, max_iter=100_000)
+        ref = cls(**kw).fit(X, y, groups=groups)
+        mine = ours(**kw).fit(X, y, groups=groups)
+    np.testing.assert_allclose(mine.alphas_, ref.alphas_, rtol=1e-12)
+    np.testing.assert_allclose(mine.mse_path_, ref.mse_path_, rtol=1e-6)
+    assert mine.alpha_ == pytest.approx(ref.alpha_, rel=1e-12)

@@ -63,6 +63,12 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
     ("test_bounds.py::test_l1_min_c?fit-intercept-*",
      "l1_min_c's bound with an intercept is liblinear's, whose intercept is penalised; "
      "cdlearn's is unpenalised (as documented)"),
+    ("test_coordinate_descent.py::test_enet_copy_X_False_check_input_False",
+     "asserts that scikit-learn's ElasticNet(copy_X=False) overwrites X (it centres X in "
+     "place); cdlearn never modifies X, whatever copy_X (documented)"),
+    ("test_coordinate_descent.py::test_check_input_false",
+     "expects the ValueError of scikit-learn's Fortran-ordered Cython memoryview for a "
+     "C-ordered X with check_input=False; cdlearn's CD fits either layout"),
     ("test_ridge.py::test_n_iter",
      "n_iter_ as scikit-learn's solvers count it (None for its direct solvers); cdlearn "
      "reports the epochs of the method the name maps to"),
@@ -114,4 +120,10 @@ QUICK = [
     "test_svm.py::test_liblinear_set_coef",
     "test_svm.py::test_weight",
     "test_sparse.py::test_linearsvc",
+    "test_coordinate_descent.py::test_random_descent",
+    "test_coordinate_descent.py::test_enet_float_precision",
+    "test_coordinate_descent.py::test_multi_task_lasso_vs_skglm",
+    "test_coordinate_descent.py::test_sparse_dense_descent_paths",
+    "test_coordinate_descent.py::test_enet_sample_weight_does_not_overwrite_sample_weight",
+    "test_coordinate_descent.py::test_enet_ridge_consistency",
 ]

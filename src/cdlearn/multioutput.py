@@ -46,12 +46,14 @@ def _warm(name, value, shape):
 
 def solve_multitask(X, Y, *, lam, l1_ratio=1.0, fit_intercept=True, sample_weight=None,
                     sampling="cyclic", tol=1e-6, max_epochs=1000, seed=0, W0=None, b0=None,
-                    callback=None, verbose=False) -> SolveResult:
+                    callback=None, verbose=False, coef_tol=None) -> SolveResult:
     """Multi-task elastic net by block CD over the rows of ``W`` (see the module docstring).
 
     ``Y`` is (n_samples, n_tasks). ``lam = 0`` fits least squares (the gap slot
     then holds the gradient's largest entry). ``result.w`` is (n_features,
     n_tasks) and ``result.intercept`` (n_tasks,). ``W0``/``b0`` warm-start.
+    ``coef_tol``: also stop only once ``‖W − W*‖ ≤ coef_tol · max|W|`` is certified
+    (:func:`cdlearn.solvers.multi_cd.solve_multi`).
     """
     design = as_design(X)
     n, d = design.shape
@@ -70,7 +72,9 @@ def solve_multitask(X, Y, *, lam, l1_ratio=1.0, fit_intercept=True, sample_weigh
                            lam * (1.0 - rho), True, bool(fit_intercept))
     return solve_multi(problem, sampling=sampling, tol=tol, max_epochs=max_epochs, seed=seed,
                        W0=_warm("W0", W0, (d, k)), b0=_warm("b0", b0, (k,)),
-                       callback=callback, verbose=verbose)
+                       callback=callback, verbose=verbose,
+                       coef_tol=None if coef_tol is None else check_positive("coef_tol",
+                                                                             coef_tol))
 
 
 def solve_multinomial(X, y, *, lam, penalty="l2", l1_ratio=0.5, fit_intercept=True,

@@ -35,6 +35,7 @@ from .data import (
     check_target,
 )
 from .losses import LOSS_CODES, weighted_conjugate_sum
+from .multioutput import solve_multitask
 from .objectives import dual_point_from_margins, primal_value
 from .solvers.base import stop_on
 from .solvers.intercept import optimal_intercept
@@ -337,15 +338,20 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas="deprecated", alphas="wa
         ``Xy``, ``copy_X`` and ``check_input`` are accepted with no effect;
         other keywords raise its ValueError ("Unexpected parameters in params").
 
+    A 2-d ``y`` (n_samples, n_targets) gives scikit-learn's multi-task path: the
+    group penalty ``αρ Σ_j ‖W_j‖₂ + α(1-ρ)/2 ‖W‖²_F`` over the rows of W, by
+    block CD (:func:`cdlearn.multioutput.solve_multitask`); ``coef_init`` is then
+    (n_targets, n_features), ``positive`` raises, and ``solve_kw`` is limited to
+    ``tol``, ``max_epochs``/``max_iter``, ``seed``/``random_state``, ``sampling``
+    ("cyclic", "shuffle", "uniform"), ``sample_weight``, ``callback``, ``verbose``.
+
     Returns
     -------
     alphas : (n_alphas,) decreasing
-    coefs : (n_features, n_alphas)
+    coefs : (n_features, n_alphas), or (n_targets, n_features, n_alphas) for a 2-d y
     dual_gaps : (n_alphas,) duality gaps of the objective above
     n_iters : (n_alphas,) epochs per point, when ``return_n_iter``
     """
-    if np.ndim(y) != 1:
-        raise ValueError("enet_path supports a 1-d y only (multi-task paths are not offered)")
     rho = check_positive("l1_ratio", l1_ratio, allow_zero=True)
     if rho > 1:
         raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
@@ -358,12 +364,62 @@ def enet_path(X, y, *, l1_ratio=0.5, eps=1e-3, n_alphas="deprecated", alphas="wa
         raise ValueError("Unexpected parameters in params", sorted(unexpected))
     if alphas is None and rho == 0:
         raise ValueError(L1_RATIO_ZERO)
+    if np.ndim(y) == 2:
+        return _multitask_path(X, y, rho, alphas, n_alphas, eps, coef_init, return_n_iter,
+                               positive, _sklearn_path_kw(solve_kw))
     penalty = "l1" if rho == 1 else ("l2" if rho == 0 else "elastic_net")
     res = path(X, y, loss="squared", penalty=penalty, lams=alphas, n_lams=n_alphas, eps=eps,
                l1_ratio=rho, fit_intercept=False, w0=coef_init, positive=positive,
                **_sklearn_path_kw(solve_kw))
     out = (res.lams, res.coefs.T.copy(), res.gaps)
     return (*out, res.n_epochs) if return_n_iter else out
+
+
+#: keywords of :func:`cdlearn.solve` that the multi-task path passes on to
+#: :func:`cdlearn.multioutput.solve_multitask`
+_MULTITASK_KW = ("sampling", "tol", "max_epochs", "seed", "callback", "verbose", "sample_weight")
+
+
+def _multitask_path(X, Y, rho, alphas, n_alphas, eps, coef_init, return_n_iter, positive, kw):
+    """:func:`enet_path` for a 2-d ``Y``: the multi-task elastic net
+    ``(1/2n)‖Y − XW‖²_F + αρ Σ_j ‖W_j‖₂ + α(1−ρ)/2 ‖W‖²_F`` along the grid, warm
+    started, by :func:`~cdlearn.multioutput.solve_multitask` (block CD over the rows
+    of W). Its ``α_max = max_j ‖X_jᵀY‖₂ / (nρ)``, scikit-learn's; ``coefs`` is
+    (n_targets, n_features, n_alphas)."""
+    if positive:
+        raise ValueError("positive=True is not allowed for multi-output (y.ndim != 1)")
+    solver = kw.pop("solver", "auto")
+    if solver not in ("auto", "multi-cd"):
+        raise ValueError(f"solver={solver!r}: a 2-d y is solved by block CD ('multi-cd')")
+    other = set(kw) - set(_MULTITASK_KW)
+    if other:
+        raise ValueError(f"{sorted(other)} are not available for a 2-d y (multi-task path)")
+    kw.setdefault("sampling", "cyclic")
+    design = as_design(X)
+    n, d = design.shape
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.shape[0] != n:
+        raise ValueError(f"y has {Y.shape[0]} samples but X has {n}")
+    sw = check_sample_weight(kw.pop("sample_weight", None), n)
+    k = Y.shape[1]
+    if alphas is None:
+        G = design.to_scipy().T @ (Y * sw[:, None])
+        top = float(np.max(np.sqrt(np.sum(np.asarray(G) ** 2, axis=1)), initial=0.0))
+        alphas = lambda_grid(top / (n * rho), n_alphas, eps)
+    else:
+        alphas = np.sort(np.atleast_1d(np.asarray(alphas, dtype=np.float64)).ravel())[::-1]
+    W = None
+    if coef_init is not None:
+        W = np.asarray(coef_init, dtype=np.float64).reshape(k, d).T
+    coefs = np.zeros((k, d, alphas.size))
+    gaps = np.zeros(alphas.size)
+    n_iters = np.zeros(alphas.size, dtype=np.int64)
+    for i, alpha in enumerate(alphas):
+        res = solve_multitask(design, Y, lam=float(alpha), l1_ratio=rho, fit_intercept=False,
+                              sample_weight=sw, W0=W, **kw)
+        W = res.w
+        coefs[..., i], gaps[i], n_iters[i] = W.T, res.gap, res.n_epochs
+    return (alphas, coefs, gaps, n_iters) if return_n_iter else (alphas, coefs, gaps)
 
 
 def lasso_path(X, y, *, eps=1e-3, n_alphas="deprecated", alphas="warn", coef_init=None,

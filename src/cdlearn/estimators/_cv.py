@@ -19,6 +19,13 @@ from sklearn.metrics import get_scorer, make_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_scalar
 from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.metadata_routing import (
+    MetadataRouter,
+    MethodMapping,
+    _raise_for_params,
+    _routing_enabled,
+    process_routing,
+)
 from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_positive, check_sample_weight
@@ -99,6 +106,12 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         """The unfitted estimator of the best (α, l1_ratio) (Lasso or ElasticNet: subclasses)."""
         raise NotImplementedError
 
+    def get_metadata_routing(self):
+        """Routing of ``fit``'s ``**params`` to the CV splitter's ``split`` (scikit-learn's)."""
+        return (MetadataRouter(owner=self).add_self_request(self)
+                .add(splitter=check_cv(5 if self.cv is None else self.cv),
+                     method_mapping=MethodMapping().add(caller="fit", callee="split")))
+
     def _grids(self, X, y, sw, ratios, positive):
         n_alphas = self._n_alphas()
         if n_alphas is None:
@@ -126,8 +139,14 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
             grids.append(lambda_grid(lmax, n_alphas, eps))
         return np.vstack(grids)
 
-    def fit(self, X, y, sample_weight=None):
-        """Cross-validate the (l1_ratio, α) grid, then refit with the best pair."""
+    def fit(self, X, y, sample_weight=None, **params):
+        """Cross-validate the (l1_ratio, α) grid, then refit with the best pair.
+
+        ``**params`` (e.g. ``groups``) go to the CV splitter's ``split``, through
+        scikit-learn's metadata routing (``enable_metadata_routing=True``; without
+        it they raise scikit-learn's ValueError), as for scikit-learn's.
+        """
+        _raise_for_params(params, self, "fit")
         check_bool("fit_intercept", self.fit_intercept)
         positive = check_bool("positive", self.positive)
         check_copy_X(self.copy_X)
@@ -142,7 +161,12 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
         ratios = self._l1_ratios()
         grids = self._grids(X, y, sw, ratios, positive)
         n_workers(self.n_jobs, 1)  # validates n_jobs
-        folds = list(check_cv(5 if self.cv is None else self.cv).split(X, y))
+        if _routing_enabled():
+            split = process_routing(self, "fit", sample_weight=sample_weight,
+                                    **params).splitter.split
+        else:
+            split = {}
+        folds = list(check_cv(5 if self.cv is None else self.cv).split(X, y, **split))
         options = dict(self._solve_options(), sampling=sampling, **extra)
         if solver != "auto":
             options["solver"] = solver
@@ -273,9 +297,10 @@ class LassoCV(_LinearModelCV):
                      selection=self.selection, solver=self.solver, sampling=self.sampling,
                      batch_size=self.batch_size, verbose=self.verbose, positive=self.positive)
 
-    def fit(self, X, y, sample_weight=None):
-        """Cross-validate the α grid, then refit :class:`Lasso` with the best α."""
-        super().fit(X, y, sample_weight=sample_weight)
+    def fit(self, X, y, sample_weight=None, **params):
+        """Cross-validate the α grid, then refit :class:`Lasso` with the best α
+        (``**params``: as :meth:`ElasticNetCV.fit`)."""
+        super().fit(X, y, sample_weight=sample_weight, **params)
         del self.l1_ratio_  # scikit-learn's LassoCV has none
         return self
 

@@ -19,10 +19,10 @@ from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
     ENET_NOT_CONVERGED,
-    MIN_GAP_TOL,
     CDEstimatorBase,
     check_bool,
     check_ratio,
+    gap_tol,
     rewarn,
     seed_from,
 )
@@ -47,8 +47,13 @@ class MultiTaskElasticNet(RegressorMixin, CDEstimatorBase):
         Accepted for scikit-learn compatibility: ``X`` is never modified.
     max_iter : int, default=1000
         Maximum number of epochs (one epoch = every feature's block once).
-    tol : float, default=1e-6
-        Stop when the duality gap is ≤ ``tol · P(0)`` (P(0) = ``‖Y‖²_F/(2n)``).
+    tol : float, default=1e-4
+        Relative accuracy of ``coef_``, as Lasso's: stop when the duality gap is
+        ≤ ``tol/100 · P(0)`` (P(0) = ``‖Y‖²_F/(2n)``) and small enough that
+        ``‖W − W*‖_F ≤ tol · max|W|`` by ``μ/2 ‖W − W*‖²_F ≤ gap``, μ the strong
+        convexity on the non-zero rows (:mod:`cdlearn.solvers.stopping`; without
+        an l1 part the ridge solution replaces the iterate when lower).
+        ``tol=0`` asks for the smallest gap, ``1e-15 · P(0)``.
     warm_start : bool, default=False
         Start from the previous ``coef_``/``intercept_``.
     random_state : int, RandomState or None, default=None
@@ -71,7 +76,7 @@ class MultiTaskElasticNet(RegressorMixin, CDEstimatorBase):
     """
 
     def __init__(self, alpha=1.0, *, l1_ratio=0.5, fit_intercept=True, copy_X=True,
-                 max_iter=1000, tol=1e-6, warm_start=False, random_state=None,
+                 max_iter=1000, tol=1e-4, warm_start=False, random_state=None,
                  selection="cyclic", verbose=0):
         self.alpha = alpha
         self.l1_ratio = l1_ratio
@@ -108,12 +113,12 @@ class MultiTaskElasticNet(RegressorMixin, CDEstimatorBase):
         coef = getattr(self, "coef_", None)
         if self.warm_start and coef is not None and np.shape(coef) == (Y.shape[1], d):
             W0, b0 = np.asarray(coef, dtype=np.float64).T, self.intercept_
+        tol = check_positive("tol", self.tol, allow_zero=True)
         [res] = rewarn(lambda: [solve_multitask(
             design, Y, lam=alpha, l1_ratio=rho, fit_intercept=self.fit_intercept,
-            sample_weight=sw, sampling=_SELECTION[self.selection],
-            tol=max(check_positive("tol", self.tol, allow_zero=True), MIN_GAP_TOL),
-            max_epochs=self.max_iter, seed=seed_from(self.random_state), W0=W0, b0=b0,
-            verbose=bool(self.verbose))],
+            sample_weight=sw, sampling=_SELECTION[self.selection], tol=gap_tol(tol),
+            coef_tol=tol if tol > 0 else None, max_epochs=self.max_iter,
+            seed=seed_from(self.random_state), W0=W0, b0=b0, verbose=bool(self.verbose))],
             lambda r, _: f"{ENET_NOT_CONVERGED} Duality gap: {r.gap:.3e}", "multi-cd")
         self.coef_ = np.ascontiguousarray(res.w.T)
         self.intercept_ = res.intercept if self.fit_intercept else np.zeros(Y.shape[1])
@@ -140,7 +145,7 @@ class MultiTaskLasso(MultiTaskElasticNet):
     Parameters and attributes as :class:`MultiTaskElasticNet`, without ``l1_ratio``.
     """
 
-    def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=1000, tol=1e-6,
+    def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=1000, tol=1e-4,
                  warm_start=False, random_state=None, selection="cyclic", verbose=0):
         self.alpha = alpha
         self.fit_intercept = fit_intercept

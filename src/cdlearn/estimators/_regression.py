@@ -8,6 +8,7 @@ the objective is scikit-learn's up to a positive constant factor.
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import RegressorMixin
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import validate_data
@@ -79,6 +80,23 @@ def enet_dual_gap(X, y, sw, w, b, lam, l1_ratio, *, fit_intercept, positive=Fals
     return float((primal - dual) / n)
 
 
+def _trusted_input(X, y):
+    """``(X, y)`` for ``fit(check_input=False)``: scikit-learn's "the caller guarantees
+    valid input" (validation skipped: no scan for NaN/inf, no copy; y cast to X's
+    dtype). What costs O(1) is still checked: X must be a 2-d float64/float32 array
+    (any memory layout: cdlearn's CD needs none, where scikit-learn's requires
+    Fortran order) or a CSC/CSR matrix of those dtypes."""
+    if sp.issparse(X):
+        ok = X.format in ACCEPT_SPARSE and X.dtype in DTYPES
+    else:
+        ok = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in DTYPES
+    if not ok:
+        raise ValueError("check_input=False: X must be a 2-d float64 or float32 array or a "
+                         "CSC/CSR matrix of those dtypes; got "
+                         f"{type(X).__name__} of dtype {getattr(X, 'dtype', None)}")
+    return X, np.asarray(y, dtype=X.dtype)
+
+
 class _CDRegressor(RegressorMixin, CDEstimatorBase):
     """Least-squares regressor on :func:`cdlearn.solve`; subclasses give the penalty."""
 
@@ -102,10 +120,17 @@ class _CDRegressor(RegressorMixin, CDEstimatorBase):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the model; ``sample_weight`` are per-sample weights ``s_i``."""
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight, check_input=True):
         check_bool("fit_intercept", self.fit_intercept)
         check_bool("warm_start", self.warm_start)
-        X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
-                             y_numeric=True, multi_output=True)
+        if check_bool("check_input", check_input):
+            X, y = validate_data(self, X, y, accept_sparse=ACCEPT_SPARSE, dtype=DTYPES,
+                                 y_numeric=True, multi_output=True)
+        else:
+            X, y = _trusted_input(X, y)
+            self.n_features_in_ = X.shape[1]
         design = as_design(X)
         n = design.n_samples
         sw = check_sample_weight(sample_weight, n)
@@ -216,6 +241,16 @@ class _SparseRegressor(_CDRegressor):
     """Lasso and ElasticNet: scikit-learn's ``precompute`` and ``selection``."""
 
     _sklearn_gap = True
+
+    def fit(self, X, y, sample_weight=None, check_input=True):
+        """Fit the model; ``sample_weight`` are per-sample weights ``s_i``.
+
+        ``check_input=False`` skips the validation of X and y (scikit-learn's
+        meaning: the caller guarantees a finite float array or CSC/CSR matrix and
+        a numeric y; see :func:`_trusted_input`). X is never modified, whatever
+        ``copy_X``.
+        """
+        return self._fit(X, y, sample_weight, check_input)
 
     def _method(self, X, sample_weight):
         solver, options = super()._method(X, sample_weight)

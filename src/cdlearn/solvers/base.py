@@ -274,7 +274,8 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     near the threshold). The best iterate seen (lowest primal) is what is returned
     when the run stops early: methods whose primal is not monotone (dual CD)
     would otherwise return a worse point than one they already had. With
-    ``coef_tol``, a primal method's iterate is also replaced at checks by the
+    ``coef_tol``, the iterate of a primal method (or of dual CD and block CD,
+    which have ``restore_primal``) is also replaced at checks by the
     minimiser of P on its support when that is lower
     (:class:`~cdlearn.solvers.stopping.Polish`; ``info["restricted_solves"]``
     counts them): the exact answer for the squared loss, Newton's for the
@@ -298,8 +299,9 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     converged = False
     message = ""
 
-    polish = (Polish(state.problem) if target is not None and isinstance(state, PrimalIterate)
-              and polishable(state.problem) else None)
+    polish = (Polish(state.problem) if target is not None and polishable(state.problem)
+              and (isinstance(state, PrimalIterate) or hasattr(state, "restore_primal"))
+              else None)
     primal, dual, gap = state.certificate()
     _check_finite(primal, gap, epoch, solver)
     best = (primal, dual, gap, state.snapshot())
@@ -384,6 +386,12 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     finally:
         if bar is not None:
             bar.close()
+    if converged and polish is not None and not interrupted:
+        certificate = polish.finish(state, (primal, dual, gap), passes * nnz, limit)
+        if certificate[0] != primal:
+            primal, dual, gap = certificate
+            trace.append(epoch, passes, time.perf_counter() - t_start - compiling.seconds,
+                         primal, _num(dual), gap, state.nnz_w(), state.active())
     seconds = time.perf_counter() - t_start - compiling.seconds
 
     unverifiable = converged and certificate_unresolved(state, primal, limit)
@@ -497,7 +505,7 @@ def _limit(state, target, threshold: float, primal: float) -> float:
     if target is None:
         return threshold
     w, _, b = state.iterate()
-    t = target.gap_target(w, float(b), primal)
+    t = target.gap_target(w, b, primal)
     return threshold if t is None else min(threshold, t)
 
 

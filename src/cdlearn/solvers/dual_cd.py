@@ -49,7 +49,7 @@ from ..kernels.dual_cd import (
 )
 from ..kernels.views import weighted_slice_powers
 from ..losses import step_smoothness
-from ..objectives import primal_and_gap
+from ..objectives import dual_point_from_margins, primal_and_gap
 from ..penalties import soft_threshold_array
 from ..sampling import (
     CYCLIC,
@@ -317,6 +317,20 @@ class DualCDState:
 
     def iterate(self):
         return self.w.copy(), self.alpha.copy(), self._intercept
+
+    def restore_primal(self, polished):
+        """Start from a primal point ``(w, b)`` (:class:`~cdlearn.solvers.stopping.Polish`'s
+        solve): ``α = −s∘φ'(Xw + b)``, the optimal dual point when w is optimal, so the
+        iterate ``w(α)`` is w* again; every row active again."""
+        w, b = polished
+        p = self.problem
+        self._intercept = float(b) if p.fit_intercept else 0.0
+        z = p.design.matvec(w) + self._intercept
+        self.alpha[:] = dual_point_from_margins(p.loss_code, z, p.y, p.sample_weight)
+        self._at_zero = False
+        self.n_active = self.n_full
+        self.pg_max_old, self.pg_min_old = np.inf, -np.inf
+        self._resync()
 
     def nnz_w(self) -> int:
         return int(np.count_nonzero(self.w))

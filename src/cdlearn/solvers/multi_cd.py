@@ -284,13 +284,17 @@ class MultiCDState:
         return primal, dual, gap
 
     def snapshot(self):
-        return self.W.copy(), self.b.copy()
+        return self.W.copy(), self.intercept.copy()
 
     def restore(self, snap):
         W, b = snap
         self.W[:] = W
-        self.b = b.copy()
+        self.b = np.asarray(b, dtype=np.float64) + self.shift @ self.W
         self._resync()
+
+    #: a snapshot is ``(W, intercept)`` as ``iterate`` gives them, so
+    #: :class:`~cdlearn.solvers.stopping.Polish` may hand over a solved iterate
+    restore_primal = restore
 
     def iterate(self):
         return self.W.copy(), None, self.intercept
@@ -379,12 +383,18 @@ class MultiLBFGSState(MultiCDState):
 
 def solve_multi(problem: MultiProblem, *, solver="multi-cd", sampling="cyclic", tol=1e-6,
                 max_epochs=1000, seed=0, W0=None, b0=None, callback=None,
-                verbose=False) -> SolveResult:
+                verbose=False, coef_tol=None) -> SolveResult:
     """Run ``solver`` (block CD, or L-BFGS for smooth multinomial problems) on ``problem``
-    to ``gap ≤ tol · P(0)``; ``result.w`` is (d, K), ``result.intercept`` (K,)."""
+    to ``gap ≤ tol · P(0)``; ``result.w`` is (d, K), ``result.intercept`` (K,).
+    ``coef_tol`` (multi-task least squares): also the gap that bounds
+    ``‖W − W*‖ ≤ coef_tol · max|W|`` (:mod:`cdlearn.solvers.stopping`, μ of every
+    task's Hessian ``X_SᵀSX_S/n + λ2 I`` on the non-zero rows S; without an l1
+    part the iterate is replaced at checks by the ridge solution when lower)."""
     if check_choice("solver", solver, MULTI_SOLVERS) == "multinomial-lbfgs":
         state = MultiLBFGSState(problem, W0=W0, b0=b0)
     else:
         state = MultiCDState(problem, sampling=sampling, seed=seed, W0=W0, b0=b0)
+    if coef_tol is not None and problem.loss != "squared":
+        raise ValueError("coef_tol is available for the multi-task least-squares problem only")
     return run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
-               verbose=verbose)
+               verbose=verbose, coef_tol=coef_tol)
