@@ -293,7 +293,7 @@ PRECOMPUTE_DOC = """    precompute : bool, "auto" or array, default=False
         A Gram array (scikit-learn's: ``Σ s_i x̃_i x̃_iᵀ`` of the centred,
         weighted X) is checked as scikit-learn checks it (:func:`gram_precompute`)
         and used as it is. False and "auto": the method ``solver="auto"``
-        chooses (its cost model takes gram-cd when it pays, e.g. n ≫ d).
+        chooses (ws-cd for an l1 part, which never forms the Gram matrix).
 """
 
 
