@@ -108,3 +108,18 @@ def test_tolerance_driven_reaches_1e10_on_the_tall_problem(solver):
             prev = r.primal
     assert r.solver == ("ws-cd" if solver == "auto" else solver)
     assert (prev - best) / best <= 1e-10
+
+
+def test_precompute_without_l1_part_solves_the_linear_system():
+    # alpha=0 with precompute=True ran gram-cd, whose CD stalls near interpolation
+    # (scikit-learn's test_enet_ols_consistency[*-True]); newton-cd factorises the Gram
+    X, y = _data(n=120, d=20, seed=9)
+    sw = np.random.default_rng(3).uniform(0.01, 10.0, 120)
+    ols = sk.LinearRegression().fit(X, y, sample_weight=sw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ElasticNet(alpha=0.0, precompute=True, tol=1e-15).fit(X, y, sample_weight=sw)
+        pos = Lasso(alpha=0.0, precompute=True, positive=True).fit(X, y)
+    assert m.solver_ == "newton-cd" and pos.solver_ == "gram-cd"
+    np.testing.assert_allclose(m.coef_, ols.coef_, atol=1e-11)
+    assert pos.coef_.min() >= 0.0
