@@ -1,4 +1,4 @@
-"""The measurements behind ``solver="auto"``'s Gram cost model (solvers.gram_cd).
+"""gram-cd against ws-cd and plain cyclic primal CD on dense Lasso problems.
 
 For benchopt's simulated Lasso designs and two smaller ones: the time of the
 BLAS Gram ``XᵀX`` and of ``cdlearn.solve`` with ws-cd, plain cyclic primal CD

@@ -148,6 +148,6 @@ def test_path_with_a_cd_option_resolves_auto_as_solve_does():
     X, y = _centred(seed=7)
     kw = dict(penalty="l1", n_lams=4, eps=1e-2, tol=1e-12, max_epochs=100_000)
     cd = cdlearn.path(X, y, sampling="importance", **kw)
-    ws = cdlearn.path(X, y, **kw)  # auto: gram-cd on this small dense problem
-    assert set(cd.solvers) == {"primal-cd"} and set(ws.solvers) == {"gram-cd"}
+    ws = cdlearn.path(X, y, **kw)
+    assert set(cd.solvers) == {"primal-cd"} and set(ws.solvers) == {"ws-cd"}
     np.testing.assert_allclose(cd.primals, ws.primals, rtol=1e-10)

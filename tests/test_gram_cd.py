@@ -1,5 +1,5 @@
 """gram-cd (CD on the Gram matrix, squared loss): agreement with ws-cd and scikit-learn,
-precompute (True, a given Gram, "auto"), auto's choice and the tolerance-driven reach."""
+precompute (True, a given Gram, "auto") and the tolerance-driven reach."""
 
 import warnings
 
@@ -82,6 +82,7 @@ def test_precompute_true_array_and_auto():
     fits = {"array": ElasticNet(precompute=Xr.T @ Xr, **tight).fit(Xc, y, sample_weight=sw),
             "True": ElasticNet(precompute=True, **tight).fit(X, y, sample_weight=sw),
             "auto": ElasticNet(precompute="auto", **tight).fit(X, y, sample_weight=sw)}
+    assert fits["auto"].solver_ == "ws-cd"
     for name, m in fits.items():
         np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-7, atol=1e-10, err_msg=name)
     assert fits["array"].solver_ == fits["True"].solver_ == "gram-cd"
@@ -89,16 +90,8 @@ def test_precompute_true_array_and_auto():
         Lasso(precompute=True, solver="ws-cd").fit(X, y)
 
 
-def test_auto_chooses_by_cost_model():
-    tall = _data(n=2000, d=50)
-    square = _data(n=300, d=400)
-    r = cdlearn.solve(*tall, penalty="l1", lam=0.01)
-    assert r.solver == "gram-cd" and "predicted at" in r.info["reason"]
-    r = cdlearn.solve(*square, penalty="l1", lam=0.01)
-    assert r.solver == "ws-cd" and "predicted" in r.info["reason"]
-
-
-def test_tolerance_driven_reaches_1e10_on_the_tall_problem():
+@pytest.mark.parametrize("solver", ["auto", "gram-cd"])
+def test_tolerance_driven_reaches_1e10_on_the_tall_problem(solver):
     # benchopt's tolerance sampling: solve again from zero with tol 1, 0.1, ..., each
     # run more accurate than the previous one, down to a relative 1e-10 of P*
     rng = np.random.default_rng(27)
@@ -110,8 +103,23 @@ def test_tolerance_driven_reaches_1e10_on_the_tall_problem():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for k in range(0, 13):
-            r = cdlearn.solve(X, y, penalty="l1", lam=lam, tol=10.0 ** -k)
+            r = cdlearn.solve(X, y, penalty="l1", lam=lam, tol=10.0 ** -k, solver=solver)
             assert r.primal <= prev + 1e-15 * abs(prev)
             prev = r.primal
-    assert r.solver == "gram-cd"
+    assert r.solver == ("ws-cd" if solver == "auto" else solver)
     assert (prev - best) / best <= 1e-10
+
+
+def test_precompute_without_l1_part_solves_the_linear_system():
+    # alpha=0 with precompute=True ran gram-cd, whose CD stalls near interpolation
+    # (scikit-learn's test_enet_ols_consistency[*-True]); newton-cd factorises the Gram
+    X, y = _data(n=120, d=20, seed=9)
+    sw = np.random.default_rng(3).uniform(0.01, 10.0, 120)
+    ols = sk.LinearRegression().fit(X, y, sample_weight=sw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = ElasticNet(alpha=0.0, precompute=True, tol=1e-15).fit(X, y, sample_weight=sw)
+        pos = Lasso(alpha=0.0, precompute=True, positive=True).fit(X, y)
+    assert m.solver_ == "newton-cd" and pos.solver_ == "gram-cd"
+    np.testing.assert_allclose(m.coef_, ols.coef_, atol=1e-11)
+    assert pos.coef_.min() >= 0.0

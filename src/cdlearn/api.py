@@ -156,13 +156,12 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
     - the hinge loss: dual CD (the only method for it);
     - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
       the methods whose steps honour w ≥ 0;
-    - an l1 part (l1, elastic_net): ``gram-cd`` (CD on the Gram matrix) for the
-      squared loss on dense X when its cost model predicts it faster
-      (:func:`cdlearn.solvers.gram_cd.gram_cost_ratio`: n ≫ d, d ≲ 600);
-      ``newton-cd`` (proximal Newton) for the logistic loss on dense rows or few
-      features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
-      sets with Anderson extrapolation (ahead of celer and skglm on the
-      benchmark's wide Lasso cases, benchmarks/results);
+    - an l1 part (l1, elastic_net): ``newton-cd`` (proximal Newton) for the
+      logistic loss on dense rows or few features (:func:`l1_newton_reason`);
+      else ``ws-cd``, primal CD on working sets with Anderson extrapolation
+      (ahead of celer and skglm on the benchmark's wide Lasso cases,
+      benchmarks/results); CD on the Gram matrix (``gram-cd``) runs only when
+      asked for (``precompute=True``), see benchmarks/results/lassodense.md;
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
       (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
       few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
@@ -191,19 +190,11 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
             return "primal-cd", "CD options given; dual CD does not apply to this penalty"
         return faceoff_choice(problem)
     if problem.l1 > 0.0:
-        from .solvers.gram_cd import gram_cost_ratio
-
-        ratio = gram_cost_ratio(problem)
-        if ratio < 1.0:
-            return "gram-cd", (f"squared loss, dense {problem.n_samples}×{problem.n_features}: "
-                               f"CD on the Gram matrix predicted at {ratio:.2g}× the time of "
-                               "working-set CD (solvers.gram_cd.gram_cost_ratio)")
         newton = l1_newton_reason(problem)
         if newton:
             return "newton-cd", newton
         return "ws-cd", ("l1 penalty: primal CD on working sets with Anderson extrapolation "
-                         "(ws-cd)" + (f"; CD on the Gram matrix predicted {ratio:.2g}× slower"
-                                      if np.isfinite(ratio) else ""))
+                         "(ws-cd)")
     if choose_hessian(problem) == "gram":
         m = problem.n_features + int(problem.fit_intercept)
         # the squared loss: newton-cd solves its quadratic in one Gram-form step

@@ -292,8 +292,10 @@ PRECOMPUTE_DOC = """    precompute : bool, "auto" or array, default=False
         formed once (BLAS), O(d²) per epoch instead of O(nnz), as scikit-learn's.
         A Gram array (scikit-learn's: ``Σ s_i x̃_i x̃_iᵀ`` of the centred,
         weighted X) is checked as scikit-learn checks it (:func:`gram_precompute`)
-        and used as it is. False and "auto": the method ``solver="auto"``
-        chooses (its cost model takes gram-cd when it pays, e.g. n ≫ d).
+        and used as it is. Without an l1 part (``alpha=0``) True runs
+        ``"newton-cd"`` on the Gram matrix (a factorisation: exact where CD
+        stalls near interpolation). False and "auto": the method ``solver="auto"``
+        chooses (ws-cd for an l1 part, which never forms the Gram matrix).
 """
 
 
@@ -331,8 +333,13 @@ def gram_precompute(precompute, X, sample_weight, fit_intercept):
     return gram
 
 
-def precompute_solver(precompute, solver):
-    """``(solver, options)`` for scikit-learn's ``precompute`` (see :data:`PRECOMPUTE_DOC`)."""
+def precompute_solver(precompute, solver, l1_part=True):
+    """``(solver, options)`` for scikit-learn's ``precompute`` (see :data:`PRECOMPUTE_DOC`).
+
+    Without an l1 part (``alpha=0``, ``l1_ratio=0``) the Gram problem is a linear system:
+    newton-cd factorises it (exact), where CD on it stalls near interpolation
+    (scikit-learn's ``test_enet_ols_consistency[*-True]``: squared error ≤ 1e-19).
+    """
     if isinstance(precompute, str):
         check_choice("precompute", precompute, ("auto",))
         return solver, {}
@@ -343,7 +350,9 @@ def precompute_solver(precompute, solver):
         raise ValueError("precompute must be True, False, 'auto' or a Gram matrix (array)")
     if not precompute:
         return solver, {}
-    if solver not in ("auto", "gram-cd"):
+    if solver not in ("auto", "gram-cd", "newton-cd"):
         raise ValueError(f"precompute=True runs solver='gram-cd'; it cannot be "
                          f"combined with solver={solver!r}")
+    if not l1_part and solver != "gram-cd":
+        return "newton-cd", {"hessian": "gram"}
     return "gram-cd", {} if gram is None else {"gram": gram}

@@ -255,9 +255,13 @@ class _SparseRegressor(_CDRegressor):
     def _method(self, X, sample_weight):
         solver, options = super()._method(X, sample_weight)
         precompute = gram_precompute(self.precompute, X, sample_weight, self.fit_intercept)
-        gram_solver, extra = precompute_solver(precompute, solver)
+        positive = check_bool("positive", self.positive)
+        penalty, _, ratio = self._objective(X.shape[0])
+        l1_part = penalty == "l1" or (penalty == "elastic_net" and ratio > 0)
+        # newton-cd takes no constraint: with positive=True gram-cd runs either way
+        gram_solver, extra = precompute_solver(precompute, solver, l1_part or positive)
         options["sampling"] = selection_sampling(self.selection, self.sampling)
-        if check_bool("positive", self.positive):
+        if positive:
             options["positive"] = True
         solver = gram_solver
         options.update(extra)

@@ -13,8 +13,9 @@ the ``1/n``.
 With an intercept the problem is solved in centred form, ``b = ȳ - x̄ᵀw``.
 Certificate: exact, as primal CD's -- the margins ``z = Xw + b`` from one
 product with X (the intercept at its exact minimiser), the dual point
-``α = -s(z - y)`` and ``u = Xᵀα/n = -(Gw - c)`` (``g`` recomputed from G, not
-the incrementally updated one), the gap as a sum of Fenchel–Young terms.
+``α = -s(z - y)`` and ``u = Xᵀα/n`` from one more product (``-(Gw - c)`` is
+the same in exact arithmetic but cancels near the optimum), the gap as a sum of
+Fenchel–Young terms; ``g`` is recomputed from G at every check.
 
 Every ``anderson_k`` epochs the last iterates are Anderson-extrapolated (as in
 :mod:`cdlearn.solvers.working_set`; Bertrand & Massias 2021, AISTATS) and the
@@ -43,37 +44,6 @@ GRAM_MAX = 8192
 #: a centred diagonal entry at most this share of the uncentred one is a constant
 #: column: centring left only rounding, its coefficient stays 0
 CONSTANT_COLUMN = 1e-12
-
-
-#: ``solver="auto"``'s cost model (seconds), measured on this machine with
-#: ``python -m benchmarks.gram_cost`` (benchmarks/results/gram_cost.md; 10,000 × 100:
-#: XᵀX 8-14 ms, ws-cd epochs ~2.5 ns per entry, on the loaded 2-core machine): one product of
-#: the BLAS Gram ``XᵀX`` (dense float64) ...
-GRAM_PRODUCT_COST = 0.08e-9
-#: ... one matrix entry read by a CD epoch (data columns or Gram rows alike) ...
-ENTRY_COST = 2.5e-9
-#: ... and the epochs assumed for a solve: ws-cd's outer gradients and inner epochs come
-#: to about 10 data passes on the Lasso cases measured (1e-6 to 1e-10), gram-cd's
-#: epochs to 20 (its checks every ≤ 10 epochs)
-DATA_PASSES = 10
-GRAM_EPOCHS = 20
-#: auto never forms a Gram matrix above this d (32 MB)
-GRAM_MAX_AUTO = 2048
-
-
-def gram_cost_ratio(problem: Problem) -> float:
-    """Predicted time of gram-cd over ws-cd for a dense squared-loss problem (inf: not a candidate).
-
-    gram-cd: the Gram matrix (``n d²`` products, BLAS) plus ``GRAM_EPOCHS`` epochs of
-    ``d²`` entries; ws-cd: ``DATA_PASSES`` passes over the ``nnz`` entries.
-    """
-    p = problem
-    n, d = p.n_samples, p.n_features
-    if p.loss != "squared" or p.design.is_sparse or d > GRAM_MAX_AUTO:
-        return np.inf
-    gram = GRAM_PRODUCT_COST * n * d * d + GRAM_EPOCHS * d * d * ENTRY_COST
-    data = DATA_PASSES * 2.0 * max(p.design.nnz, 1) * ENTRY_COST
-    return gram / data
 
 
 def gram_system(problem: Problem, gram=None):
@@ -230,8 +200,16 @@ class GramCDState(PrimalIterate):
         self.g -= self.c
         alpha = p.y - self.z
         alpha *= p.sample_weight
+        # u = Xᵀα/n from the residual, not -(Gw - c): near the optimum Gw - c cancels
+        # (its rounding ~ ε‖G‖‖w‖ set the gap's floor), the residual product does not
+        design = p.design
+        if design.is_sparse or design.dtype != np.float64:
+            u = design.rmatvec(alpha)
+        else:
+            u = design.csc.data.reshape(p.n_features, p.n_samples) @ alpha
+        u /= p.n_samples
         return certificate_from_dual_point(p.loss_code, self.z, alpha, p.y, p.sample_weight,
-                                           self.w, -self.g, p.l1, p.l2, p.positive)
+                                           self.w, u, p.l1, p.l2, p.positive)
 
     def kkt_violation(self) -> float:
         return margin_kkt_violation(self)
