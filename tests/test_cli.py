@@ -122,7 +122,8 @@ def test_fit_auto_prints_choice(capsys, clf_file, tmp_path):
     assert re.search(r"solver: auto -> newton-cd \(12 features: the Hessian", out)
     code, out, _ = _run(capsys, "fit", clf_file, "--penalty", "l1", "-o", tmp_path / "b.json")
     assert code == 0
-    assert re.search(r"solver: auto -> ws-cd \(l1 penalty", out)
+    # l1 logistic with 12 features: proximal Newton too (issue 25)
+    assert re.search(r"solver: auto -> newton-cd \(l1 logistic, 12 features", out)
 
 
 # --------------------------------------------------------------------------- compare

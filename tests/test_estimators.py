@@ -376,7 +376,7 @@ def test_fitted_attributes_binary_and_regression():
     m = LogisticRegression().fit(X, y)
     assert m.coef_.shape == (1, X.shape[1]) and m.intercept_.shape == (1,)
     assert m.n_iter_.shape == (1,) and m.dual_gap_.shape == (1,)
-    assert m.solver_ in ("primal-cd", "dual-cd", "newton-cd", "ws-cd") and len(m.trace_) >= 1
+    assert m.solver_ in ("primal-cd", "dual-cd", "newton-cd", "newton-cg", "ws-cd") and len(m.trace_) >= 1
     assert m.n_features_in_ == X.shape[1]
     np.testing.assert_array_equal(m.classes_, [-1.0, 1.0])
     np.testing.assert_allclose(m.predict_proba(X)[:, 1], 1 / (1 + np.exp(-m.decision_function(X))))
