@@ -71,7 +71,11 @@ POLISH_GAP_FACTOR = 100.0
 class CoefficientTarget:
     """``gap_target(w, b)``: the gap below which ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞``.
 
-    μ is cached per support (it is recomputed when the support changes).
+    μ is cached per support (it is recomputed when the support changes). For
+    a weight matrix (a :class:`~cdlearn.solvers.multi_cd.MultiProblem`:
+    multinomial, multi-task) μ is λ2, the penalty's global modulus: the
+    multinomial loss is flat along ``W + c1ᵀ`` (one shift per feature), so λ2
+    is also its Hessian's smallest eigenvalue; without λ2 there is no bound.
     """
 
     def __init__(self, problem, coef_tol: float):
@@ -81,15 +85,19 @@ class CoefficientTarget:
         self._mu = None
         # without a penalty the run's "gap" is the optimality violation, not a gap
         self._off = problem.l1 == 0.0 and problem.l2 == 0.0
+        self._matrix = hasattr(problem, "n_outputs")
+        if self._matrix:
+            self._mu = problem.l2 if problem.l2 > 0.0 else None
 
-    def gap_target(self, w: np.ndarray, intercept: float, primal: float) -> float | None:
+    def gap_target(self, w: np.ndarray, intercept, primal: float) -> float | None:
         """The gap target at ``(w, b)`` (primal value ``primal``), or None without a bound."""
         scale = float(np.max(np.abs(w), initial=0.0))
         if scale == 0.0 or self._off:
             return None  # no relative error to bound: the gap test alone decides
         p = self.problem
         support = np.flatnonzero(w) if p.l1 > 0.0 else None
-        if self._support is None or not _same(support, self._support[0]):
+        if not self._matrix and (self._support is None
+                                 or not _same(support, self._support[0])):
             self._support = (support,)
             self._mu = strong_convexity(p, w, intercept, support)
         if self._mu is None:
