@@ -50,9 +50,11 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     multiplied by the class weights. The objective is ``est._objective``'s
     (scikit-learn's ``C Σ s_i CE_i + r(W)`` divided by ``C n``).
     """
-    check_multiclass_solver(est.solver)
     n, d = design.shape
     _, penalty, lam, l1_ratio = est._objective(n)
+    if est.solver in SKLEARN_MULTINOMIAL + ("liblinear",):
+        est._method(penalty, n, d)  # scikit-learn's restrictions of its solvers (errors)
+    check_multiclass_solver(est.solver)
     if est.solver in SKLEARN_MULTINOMIAL:  # scikit-learn's solvers of this model
         # its Newton methods → Newton steps (an iteration is one), the others → "auto"
         solver = ("multinomial-newton" if est.solver in ("newton-cg", "newton-cholesky")
