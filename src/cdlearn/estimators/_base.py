@@ -53,8 +53,6 @@ TOL_DOC = """    tol : float, default=1e-4
 def gap_tol(tol) -> float:
     """The relative duality gap an estimator's ``tol`` asks for (before its coefficient test).
 
-    The multinomial model stops on this gap alone: its coefficient test
-    (:mod:`cdlearn.solvers.stopping`) is written for one weight vector.
     ``tol=0`` (scikit-learn's "run to ``max_iter``") asks for :data:`MIN_GAP_TOL`.
     """
     return max(GAP_TOL_RATIO * check_positive("tol", tol, allow_zero=True), MIN_GAP_TOL)
@@ -132,6 +130,13 @@ ENET_NOT_CONVERGED = ("Objective did not converge. You might want to increase th
                       "regularisation.")
 
 
+def check_warm_coef(coef):
+    """A warm start's ``coef_`` must be finite (scikit-learn's sag raises the same text)."""
+    if not np.all(np.isfinite(coef)):
+        raise ValueError("Floating-point under-/overflow: warm_start=True with a coef_ that "
+                         "has NaN or infinite entries; fit with warm_start=False")
+
+
 class CDEstimatorBase(BaseEstimator):
     """Parameters and helpers common to the cdlearn estimators (not public)."""
 
@@ -160,6 +165,7 @@ class CDEstimatorBase(BaseEstimator):
         coef = np.atleast_2d(dense_coef(self.coef_).astype(np.float64))
         if coef.shape != (n_problems, n_features):
             return None
+        check_warm_coef(coef)
         # a coef_ set by the user has no intercept_: start the intercept cold, as
         # scikit-learn does (its intercept is never a warm-start variable)
         b = getattr(self, "intercept_", None)

@@ -322,8 +322,10 @@ class LogisticRegression(_CDClassifier):
     ``C n``, ``loss="logistic"``, ``λ = 1/(C n)``, raw sample weights.
     With three or more classes the model is multinomial, as scikit-learn's:
     ``C Σ s_i CE(softmax(x_iᵀW + b), y_i) + r(W)`` with ``r`` on every entry of
-    ``W``, fit by L-BFGS (l2, none) or block CD over the rows of ``W`` (l1,
-    elastic net; ``solver`` "multinomial-lbfgs" / "multi-cd";
+    ``W``, fit by L-BFGS then Newton steps (l2, none; scikit-learn's names
+    newton-cg / newton-cholesky: Newton steps only) or block CD over the rows
+    of ``W`` (l1, elastic net; ``solver`` "multinomial-lbfgs" /
+    "multinomial-newton" / "multi-cd";
     :mod:`cdlearn.estimators._multinomial`; ``coef_`` (K, d),
     ``n_iter_``/``dual_gap_`` of the one problem, the intercepts centred).
     One-vs-rest: ``sklearn.multiclass.OneVsRestClassifier(LogisticRegression(...))``

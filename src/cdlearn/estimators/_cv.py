@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import RegressorMixin
+from sklearn.base import RegressorMixin, clone
 from sklearn.metrics import get_scorer, make_scorer
 from sklearn.model_selection import check_cv
 from sklearn.utils import check_scalar
@@ -53,6 +53,7 @@ from ._classification import (
     encode_labels,
     logistic_method,
 )
+from ._multinomial import check_multiclass_solver, fit_multinomial
 from ._regression import ElasticNet, Lasso
 
 
@@ -387,9 +388,45 @@ def _fold_scorer(scoring, classes):
                        response_method=scorer._response_method, **kwargs)
 
 
+def _scorer_weighted(scoring) -> bool:
+    """Whether the scorer gets ``sample_weight``: always without metadata routing; with
+    it, when the scorer requests it (``set_score_request``), as scikit-learn routes it."""
+    if not _routing_enabled():
+        return True
+    scorer = get_scorer("accuracy" if scoring is None else scoring)
+    routing = getattr(scorer, "get_metadata_routing", None)
+    request = routing().score.requests.get("sample_weight") if routing else None
+    return request is True or isinstance(request, str)
+
+
+def _multinomial_path(X, y, sw, classes, Cs, template):
+    """The multinomial model along ``Cs`` (increasing C, warm started): (coefs, intercepts,
+    n_iter, warnings), as :func:`_logistic_fold`'s one-vs-rest paths."""
+    est = clone(template).set_params(warm_start=True)
+    design = as_design(X)
+    order = np.argsort(Cs)
+    K, d = len(classes), X.shape[1]
+    coefs, intercepts = np.zeros((len(Cs), K, d)), np.zeros((len(Cs), K))
+    n_iter = np.zeros((len(Cs), 1), dtype=np.int64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in order:
+            est.set_params(C=float(Cs[i]))
+            fit_multinomial(est, design, y, classes, sw)
+            coefs[i], intercepts[i], n_iter[i] = est.coef_, est.intercept_, est.n_iter_
+    return coefs, intercepts, n_iter, [(w.category, str(w.message)) for w in caught]
+
+
 def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_intercept,
-                   options, scoring, score_weight):
+                   options, scoring, score_weight, template=None):
+    """One fold along ``Cs``: one-vs-rest paths, or with ``template`` (a LogisticRegression,
+    for three or more classes) the multinomial model, as scikit-learn's."""
     X_tr, X_te = X[train], X[test]
+    if template is not None:
+        coefs, intercepts, n_iter, caught = _multinomial_path(X_tr, y[train], sw[train],
+                                                              classes, Cs, template)
+        return (_fold_scores(coefs, intercepts, X_te, y[test], classes, scoring, score_weight,
+                             test, True), coefs, intercepts, n_iter, caught)
     _, targets = encode_labels(y[train], classes)
     n_tr = len(train)
     order = np.argsort(Cs)  # increasing C = decreasing λ
@@ -409,15 +446,24 @@ def _logistic_fold(X, y, sw, train, test, classes, penalty, l1_ratio, Cs, fit_in
         coefs[order, j] = res.coefs
         intercepts[order, j] = res.intercepts
         n_iter[order, j] = res.n_epochs
-    est = LogisticRegression()
-    est.classes_, est.n_features_in_ = classes, d
-    scorer = _fold_scorer(scoring, classes)
-    scores = np.zeros(len(Cs))
-    for i in range(len(Cs)):
-        est.coef_, est.intercept_ = coefs[i], intercepts[i]
-        scores[i] = scorer(est, X_te, y[test], sample_weight=(
-            None if score_weight is None else score_weight[test]))
+    scores = _fold_scores(coefs, intercepts, X_te, y[test], classes, scoring, score_weight,
+                          test, False)
     return scores, coefs, intercepts, n_iter, caught
+
+
+def _fold_scores(coefs, intercepts, X_te, y_te, classes, scoring, score_weight, test,
+                 multinomial):
+    """The test fold's score of each point of the path."""
+    est = LogisticRegression()
+    est.classes_, est.n_features_in_ = classes, X_te.shape[1]
+    est._multinomial = multinomial
+    scorer = _fold_scorer(scoring, classes)
+    scores = np.zeros(len(coefs))
+    for i in range(len(coefs)):
+        est.coef_, est.intercept_ = coefs[i], intercepts[i]
+        scores[i] = scorer(est, X_te, y_te, sample_weight=(
+            None if score_weight is None else score_weight[test]))
+    return scores
 
 
 def _cv_penalty(penalty, l1_ratios, given_none):
@@ -567,7 +613,10 @@ class LogisticRegressionCV(_CDClassifier):
                           "in scikit-learn 1.10 to remove redundancy. Set "
                           "`use_legacy_attributes=False` to enable the new behavior now, or "
                           "set it to `True` to silence this warning during the transition "
-                          "period while keeping the deprecated behavior for the time being.",
+                          "period while keeping the deprecated behavior for the time being. "
+                          "The default value of use_legacy_attributes will change from True "
+                          "to False in scikit-learn 1.10. See the docstring of "
+                          f"{type(self).__name__} for more details.",
                           FutureWarning, stacklevel=3)
         else:
             legacy = check_bool("use_legacy_attributes", legacy)
@@ -600,10 +649,18 @@ class LogisticRegressionCV(_CDClassifier):
                      .split(X, y))
         options = self._solve_options()
         fold_options = [dict(options, **_fold_solver(m)) for m in methods]
+        # three or more classes: the multinomial model, as LogisticRegression's (and
+        # scikit-learn's LogisticRegressionCV)
+        self._multinomial = multinomial = classes.size > 2
+        if multinomial:
+            check_multiclass_solver(self.solver)
+        templates = [self._refit_model(1.0, name, r) if multinomial else None for r in grid]
         out = Parallel(n_jobs=self.n_jobs)(
             delayed(_logistic_fold)(X, y, sw, train, test, classes, name,
                                     0.5 if r is None else r, Cs, self.fit_intercept,
-                                    fold_options[j], scoring, user_sw)
+                                    fold_options[j], scoring,
+                                    user_sw if _scorer_weighted(scoring) else None,
+                                    templates[j])
             for train, test in folds for j, r in enumerate(grid)
         )
         for *_, caught in out:
@@ -623,13 +680,7 @@ class LogisticRegressionCV(_CDClassifier):
             total = scores.sum(axis=0)  # (ρ, Cs)
             j, i = np.unravel_index(int(np.argmax(total.T)), (n_c, n_l))[::-1]
             C_best, rho_best = float(Cs[i]), grid[j]
-            model = LogisticRegression(
-                C=C_best, l1_ratio=_rho_value(name, rho_best), dual=self.dual,
-                fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
-                random_state=self.random_state, n_jobs=self.n_jobs, solver=self.solver,
-                sampling=self.sampling, batch_size=self.batch_size, verbose=self.verbose,
-            )
-            model._multiclass = "ovr"  # the folds were scored one-vs-rest
+            model = self._refit_model(C_best, name, rho_best)
             model.fit(X, y, sample_weight=sw)
             for attr in ("coef_", "intercept_", "dual_gap_", "solver_", "trace_"):
                 setattr(self, attr, getattr(model, attr))
@@ -653,6 +704,15 @@ class LogisticRegressionCV(_CDClassifier):
                     else 0.0)
         self._set_cv_attributes(legacy, name, l1_ratios, C_, rho_, scores, paths, n_iter)
         return self
+
+    def _refit_model(self, C, name, rho):
+        """The LogisticRegression of a grid point (the refit; the multinomial folds')."""
+        return LogisticRegression(
+            C=C, l1_ratio=_rho_value(name, rho), dual=self.dual,
+            fit_intercept=self.fit_intercept, tol=self.tol, max_iter=self.max_iter,
+            random_state=self.random_state, n_jobs=self.n_jobs, solver=self.solver,
+            sampling=self.sampling, batch_size=self.batch_size, verbose=self.verbose,
+        )
 
     def _set_cv_attributes(self, legacy, name, l1_ratios, C_, rho_, scores, paths, n_iter):
         """scikit-learn's layouts of C_, l1_ratio_, scores_, coefs_paths_, n_iter_."""
@@ -679,6 +739,18 @@ class LogisticRegressionCV(_CDClassifier):
     def predict_proba(self, X):
         """As :meth:`LogisticRegression.predict_proba`."""
         return LogisticRegression.predict_proba(self, X)
+
+    def score(self, X, y, sample_weight=None):
+        """The ``scoring`` of the CV (None: accuracy) on ``(X, y)``, as scikit-learn's."""
+        scoring = None if isinstance(self.scoring, str) and self.scoring == "warn" else \
+            self.scoring
+        scorer = get_scorer("accuracy" if scoring is None else scoring)
+        if sample_weight is None:
+            return scorer(self, X, y)
+        if not _scorer_weighted(scorer):
+            raise TypeError(f"{type(self).__name__}.score got unexpected argument(s) "
+                            "{'sample_weight'}, which are not routed to any object.")
+        return scorer(self, X, y, sample_weight=sample_weight)
 
     def predict_log_proba(self, X):
         """``log(predict_proba(X))``."""

@@ -505,7 +505,7 @@ def _limit(state, target, threshold: float, primal: float) -> float:
     if target is None:
         return threshold
     w, _, b = state.iterate()
-    t = target.gap_target(w, b, primal)
+    t = target.gap_target(w, float(b) if np.ndim(b) == 0 else b, primal)
     return threshold if t is None else min(threshold, t)
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
+from scipy.sparse.linalg import LinearOperator, cg
 
 from ..data import Design, check_choice
 from ..kernels.multi_cd import multi_cd_epoch
@@ -47,10 +48,14 @@ from ..sampling import CYCLIC, SAMPLING_CODES, SHUFFLE, UNIFORM, make_rng_state
 from .base import SolveResult, run
 
 BLOCK_ORDERS = ("cyclic", "shuffle", "uniform")
-MULTI_SOLVERS = ("multi-cd", "multinomial-lbfgs")
+MULTI_SOLVERS = ("multi-cd", "multinomial-lbfgs", "multinomial-newton")
 LBFGS_BATCH = 20  # L-BFGS iterations in the first epoch (between two certificates) ...
 LBFGS_GROWTH, LBFGS_MAX_BATCH = 1.5, 500  # ... then 1.5× more per epoch, at most 500
 RESYNC_EVERY = 20  # recompute the scores from scratch every this many checks
+#: L-BFGS hands over to Newton steps once the gap is within this factor of tol · P(0)
+NEWTON_GAP_FACTOR = 100.0
+#: conjugate-gradient iterations per Newton step (truncated Newton)
+NEWTON_CG_ITERATIONS = 200
 
 
 @dataclass
@@ -323,18 +328,37 @@ class MultiLBFGSState(MultiCDState):
     Why: a block-CD epoch recomputes K exponentials per touched nonzero; L-BFGS
     needs one softmax and two products with X per evaluation (digits, C = 1:
     see :mod:`cdlearn.estimators._multinomial` for the measured times).
+
+    Once a certificate's gap is below ``newton_gap`` (:data:`NEWTON_GAP_FACTOR`
+    times the run's ``tol · P(0)``), an epoch is one truncated Newton
+    step instead (conjugate gradients on Hessian-vector products, forcing term
+    ``min(½, √‖g‖∞)``, Armijo backtracking; Nocedal & Wright, Algorithm 7.1):
+    L-BFGS converges linearly, and the coefficient target of
+    :class:`~cdlearn.solvers.stopping.CoefficientTarget` asks for a gap about
+    ``λ2 (tol ‖W‖∞)²``, which Newton reaches in a few steps from there.
     """
 
     predict_checks = False
 
     def __init__(self, problem: MultiProblem, *, W0=None, b0=None, batch=LBFGS_BATCH):
         if problem.loss != "multinomial" or problem.l1 != 0.0:
-            raise ValueError("solver='multinomial-lbfgs' needs the multinomial loss with an "
-                             "l2 penalty or none; use solver='multi-cd' for l1 / elastic net")
+            raise ValueError("solver='multinomial-lbfgs' or 'multinomial-newton' needs the "
+                             "multinomial loss with an l2 penalty or none; use "
+                             "solver='multi-cd' for l1 / elastic net")
         super().__init__(problem, W0=W0, b0=b0)
         self.batch = batch
         self.lbfgs_iterations = 0
         self.cd_fallbacks = 0
+        self.newton_steps = 0
+        self.threshold = 0.0  # set by solve_multi: tol · P(0) ...
+        self.newton_gap = 0.0  # ... and NEWTON_GAP_FACTOR times it
+        self._gap = np.inf  # of the last certificate
+        self._stuck = False  # a Newton step found no descent below tol · P(0)
+
+    def certificate(self):
+        cert = super().certificate()
+        self._gap = cert[2]
+        return cert
 
     def _split(self, x):
         d, K = self.problem.n_features, self.problem.n_outputs
@@ -360,6 +384,15 @@ class MultiLBFGSState(MultiCDState):
         p = self.problem
         x0 = np.concatenate([self.W.ravel(), self.b]) if p.fit_intercept else self.W.ravel()
         self._evaluations = 0
+        if self._gap <= self.newton_gap:
+            entries = 0 if self._stuck else self._newton_step(x0)
+            if entries:
+                return entries, 1
+            if self._gap <= self.threshold:
+                # no descent at rounding level below tol · P(0): the point stays, and
+                # base.run's stall rule ends the run (L-BFGS would only move it by rounding)
+                self._stuck = True
+                return 0, 0
         # ftol = gtol = 0: only the iteration budget (or a stalled line search) ends a
         # batch; the duality gap decides convergence
         res = minimize(self._value_and_gradient, x0, jac=True, method="L-BFGS-B",
@@ -377,24 +410,86 @@ class MultiLBFGSState(MultiCDState):
         self._resync()
         return entries, int(res.nit)
 
+    def _newton_step(self, x0):
+        """One truncated Newton step from ``x0``; the entries of X it read (0: no descent)."""
+        p = self.problem
+        n = p.n_samples
+        value, grad = self._value_and_gradient(x0)
+        gnorm = float(np.max(np.abs(grad), initial=0.0))
+        P = np.empty_like(self.Z)
+        softmax_rows(self.Z, P)
+        S = P * (p.sample_weight / n)[:, None]
+        products = 0
+
+        def hessian_times(v):
+            nonlocal products
+            products += 1
+            V, vb = self._split(v)
+            dZ = _times(self.design, V)
+            if p.fit_intercept:
+                dZ += vb
+            # s_i/n (diag p_i − p_i p_iᵀ) dz_i, the softmax's Jacobian
+            T = S * (dZ - np.einsum("ik,ik->i", P, dZ)[:, None])
+            out = _transpose_times(self.design, T) + p.l2 * V
+            return (np.concatenate([out.ravel(), T.sum(axis=0)]) if p.fit_intercept
+                    else out.ravel())
+
+        H = LinearOperator((x0.size, x0.size), matvec=hessian_times, dtype=np.float64)
+        # Jacobi preconditioner: the Hessian's diagonal Σ_i s_i/n p_ik (1 − p_ik) x_ij² + λ2
+        M = self.design.to_scipy()
+        sq = M.multiply(M) if self.design.is_sparse else np.square(M, dtype=np.float64)
+        T = S * (1.0 - P)
+        diag = np.asarray(sq.T @ T, dtype=np.float64).ravel() + p.l2
+        if p.fit_intercept:
+            diag = np.concatenate([diag, T.sum(axis=0)])
+        diag[diag <= 0.0] = 1.0
+        precondition = LinearOperator(H.shape, matvec=lambda v: v / diag, dtype=np.float64)
+        step, _ = cg(H, -grad, rtol=min(0.5, np.sqrt(gnorm)), atol=0.0,
+                     maxiter=NEWTON_CG_ITERATIONS, M=precondition)
+        slope = float(grad @ step)
+        t = 1.0
+        for _ in range(30):
+            if not slope < 0.0:
+                break
+            trial = x0 + t * step
+            v_try, g_try = self._value_and_gradient(trial)
+            # near the optimum the decrease (~ g²/h) is below the rounding of the value:
+            # a step that keeps the value within rounding and shrinks the gradient counts
+            if v_try <= value + 1e-4 * t * slope or (
+                    v_try <= value + 1e-15 * abs(value)
+                    and np.max(np.abs(g_try), initial=0.0) < 0.5 * gnorm):
+                W, b = self._split(trial)
+                self.W[:] = W
+                self.b = np.array(b, dtype=np.float64)
+                self._resync()
+                self.newton_steps += 1
+                return 2 * (self._evaluations + products) * p.design.nnz
+            t *= 0.5
+        return 0  # no descent at rounding level: an L-BFGS batch (or CD epoch) instead
+
     def extra_info(self):
-        return {"lbfgs_iterations": self.lbfgs_iterations, "cd_fallbacks": self.cd_fallbacks}
+        return {"lbfgs_iterations": self.lbfgs_iterations, "cd_fallbacks": self.cd_fallbacks,
+                "newton_steps": self.newton_steps}
 
 
 def solve_multi(problem: MultiProblem, *, solver="multi-cd", sampling="cyclic", tol=1e-6,
                 max_epochs=1000, seed=0, W0=None, b0=None, callback=None,
                 verbose=False, coef_tol=None) -> SolveResult:
-    """Run ``solver`` (block CD, or L-BFGS for smooth multinomial problems) on ``problem``
-    to ``gap ≤ tol · P(0)``; ``result.w`` is (d, K), ``result.intercept`` (K,).
-    ``coef_tol`` (multi-task least squares): also the gap that bounds
-    ``‖W − W*‖ ≤ coef_tol · max|W|`` (:mod:`cdlearn.solvers.stopping`, μ of every
-    task's Hessian ``X_SᵀSX_S/n + λ2 I`` on the non-zero rows S; without an l1
-    part the iterate is replaced at checks by the ridge solution when lower)."""
-    if check_choice("solver", solver, MULTI_SOLVERS) == "multinomial-lbfgs":
+    """Run ``solver`` (block CD, or L-BFGS then Newton, or Newton, for smooth multinomial
+    problems) on ``problem`` to ``gap ≤ tol · P(0)`` (and, with ``coef_tol``, the
+    coefficient target of :func:`cdlearn.solvers.base.run`: for multi-task least squares
+    μ of every task's Hessian ``X_SᵀSX_S/n + λ2 I`` on the non-zero rows S, without an
+    l1 part the iterate replaced at checks by the ridge solution when lower; for the
+    multinomial loss μ = λ2); ``result.w`` is (d, K), ``result.intercept`` (K,)."""
+    check_choice("solver", solver, MULTI_SOLVERS)
+    if solver in ("multinomial-lbfgs", "multinomial-newton"):
         state = MultiLBFGSState(problem, W0=W0, b0=b0)
+        # "multinomial-newton": every epoch a Newton step (an epoch then depends on the
+        # point alone: max_iter=1 twice, warm started, is max_iter=2)
+        state.threshold = tol * state.reference()
+        state.newton_gap = (np.inf if solver == "multinomial-newton"
+                            else NEWTON_GAP_FACTOR * state.threshold)
     else:
         state = MultiCDState(problem, sampling=sampling, seed=seed, W0=W0, b0=b0)
-    if coef_tol is not None and problem.loss != "squared":
-        raise ValueError("coef_tol is available for the multi-task least-squares problem only")
     return run(state, solver=solver, tol=tol, max_epochs=max_epochs, callback=callback,
                verbose=verbose, coef_tol=coef_tol)

@@ -74,7 +74,13 @@ FINISH_FLOPS = 1e5
 class CoefficientTarget:
     """``gap_target(w, b)``: the gap below which ``‖w − w*‖∞ ≤ coef_tol · ‖w‖∞``.
 
-    μ is cached per support (it is recomputed when the support changes).
+    μ is cached per support (it is recomputed when the support changes); a
+    multi-task least-squares problem's is every task's, the single-target one.
+    For the multinomial weight matrix (a
+    :class:`~cdlearn.solvers.multi_cd.MultiProblem` with a non-squared loss) μ
+    is λ2, the penalty's global modulus: the multinomial loss is flat along
+    ``W + c1ᵀ`` (one shift per feature), so λ2 is also its Hessian's smallest
+    eigenvalue; without λ2 there is no bound.
     """
 
     def __init__(self, problem, coef_tol: float):
@@ -84,8 +90,11 @@ class CoefficientTarget:
         self._mu = None
         # without a penalty the run's "gap" is the optimality violation, not a gap
         self._off = problem.l1 == 0.0 and problem.l2 == 0.0
+        self._matrix = hasattr(problem, "n_outputs") and problem.loss != "squared"
+        if self._matrix:
+            self._mu = problem.l2 if problem.l2 > 0.0 else None
 
-    def gap_target(self, w: np.ndarray, intercept: float, primal: float) -> float | None:
+    def gap_target(self, w: np.ndarray, intercept, primal: float) -> float | None:
         """The gap target at ``(w, b)`` (primal value ``primal``), or None without a bound."""
         if self._off:
             return None
@@ -97,7 +106,8 @@ class CoefficientTarget:
             # of 1e-6·P(0) alone accepted w = 0 for Ridge(alpha=1e6) (w* ~ 1e-5, n = 300)
             return gap_rounding(p.n_samples, primal)
         support = nonzero_rows(w) if p.l1 > 0.0 else None
-        if self._support is None or not _same(support, self._support[0]):
+        if not self._matrix and (self._support is None
+                                 or not _same(support, self._support[0])):
             self._support = (support,)
             self._mu = strong_convexity(p, w, intercept, support)
         if self._mu is None:
