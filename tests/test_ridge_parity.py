@@ -61,3 +61,22 @@ def test_tiny_alpha_is_the_minimum_norm_limit(solver, fit_intercept):
     model = Ridge(alpha=1e-16, solver=solver, tol=1e-12, fit_intercept=fit_intercept).fit(X, y)
     np.testing.assert_allclose(model.coef_, w_ref, rtol=1e-7, atol=1e-10)
     assert model.intercept_ == pytest.approx(b_ref if fit_intercept else 0.0, abs=1e-10)
+
+
+@pytest.mark.parametrize("solver", ["sag", "saga"])
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("tol", [1e-4, 1e-10])
+def test_dual_route_reaches_the_closed_form(solver, sparse, tol):
+    rng = np.random.default_rng(2)
+    X = rng.standard_normal((5, 12)) * np.logspace(0, -2, 12)  # small coefficients too
+    y = rng.uniform(-10, 10, 5)
+    sw = np.linspace(0.5, 2.0, 5)
+    alpha = 0.01
+    xm, ym = sw @ X / sw.sum(), sw @ y / sw.sum()
+    Xc = X - xm
+    w_ref = np.linalg.solve(Xc.T @ (sw[:, None] * Xc) + alpha * np.eye(12), Xc.T @ (sw * (y - ym)))
+    model = Ridge(alpha=alpha, solver=solver, tol=tol, random_state=0)
+    model.fit(sp.csr_matrix(X) if sparse else X, y, sample_weight=sw)
+    np.testing.assert_allclose(model.coef_, w_ref, rtol=1e-9)
+    assert model.intercept_ == pytest.approx(ym - xm @ w_ref, rel=1e-9)
+    assert model.dual_gap_ <= 1e-14

@@ -170,11 +170,11 @@ def test_dense_and_sparse_agree_to_tol(est, seed):
 
 
 # the routes max_iter can stop: ws-cd (l1 parts), dual-cd (asked for, the hinge loss).
-# The primal routes of the smooth losses without an l1 part (newton-cd, newton-cg,
-# primal-cd) end in the restricted solve at the first check: test_ridge_is_solved_directly
+# The routes of the smooth losses without an l1 part (newton-cd, newton-cg,
+# primal-cd, and dual-cd for ridge) end in the restricted solve at the first check:
+# test_ridge_is_solved_directly, tests/test_ridge_parity.py
 @pytest.mark.parametrize("est, wide", [
     (Lasso(alpha=0.01), True), (ElasticNet(alpha=0.01), True),
-    (Ridge(alpha=1e-3, solver="dual-cd"), True),
     (LogisticRegression(C=100.0, solver="dual-cd"), True),
     (LinearSVC(C=100.0, loss="hinge"), True),
 ])

@@ -153,6 +153,7 @@ QUICK = [
     "test_logistic.py::test_sample_weight_not_modified",
     "test_ridge.py::test_ridge_intercept",
     "test_ridge.py::test_ridge_vs_lstsq",
+    "test_ridge.py::test_ridge_regression",
     "test_sparse_coordinate_descent.py::test_enet_toy_list_input",
     "test_sparse_coordinate_descent.py::test_enet_toy_explicit_sparse_input",
     "test_sparse_coordinate_descent.py::test_sparse_lasso_not_as_toy_dataset",

@@ -299,9 +299,10 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     converged = False
     message = ""
 
-    polish = (Polish(state.problem) if target is not None and polishable(state.problem)
-              and (isinstance(state, PrimalIterate) or hasattr(state, "restore_primal"))
-              else None)
+    primal_state = isinstance(state, PrimalIterate)
+    polish = (Polish(state.problem, dual=not primal_state)
+              if target is not None and polishable(state.problem)
+              and (primal_state or hasattr(state, "restore_primal")) else None)
     primal, dual, gap = state.certificate()
     _check_finite(primal, gap, epoch, solver)
     best = (primal, dual, gap, state.snapshot())
