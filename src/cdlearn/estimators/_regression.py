@@ -391,14 +391,22 @@ class Ridge(_CDRegressor):
         ``positive=True`` in scikit-learn and is rejected likewise. With
         ``alpha=0`` scikit-learn's names run newton-cd; ``solver_`` is then
         the name given, as scikit-learn's.
+    positive : bool, default=False
+        Constrain the coefficients to ``w ≥ 0``: projected primal CD (ws-cd,
+        whose coordinate steps clip at 0; with ``alpha=0`` primal-cd, i.e.
+        non-negative least squares), certified by the duality gap of the
+        constrained problem (the optimality violation without a penalty). As
+        in scikit-learn, only ``solver="auto"`` or ``"lbfgs"`` (mapped to that
+        method) may be combined with it.
     """ + _COMMON_PARAMS
 
     _default_max_iter = 1000  # max_iter=None: scikit-learn's "the solver's default"
 
     def __init__(self, alpha=1.0, *, fit_intercept=True, copy_X=True, max_iter=1000, tol=1e-4,
                  solver="auto", random_state=None, warm_start=False, sampling=None,
-                 batch_size=1, verbose=0):
+                 batch_size=1, verbose=0, positive=False):
         self.alpha = alpha
+        self.positive = positive
         self.fit_intercept = fit_intercept
         self.copy_X = copy_X
         self.tol = tol
@@ -441,9 +449,16 @@ class Ridge(_CDRegressor):
 
     def _method(self, X, sample_weight):
         check_copy_X(self.copy_X)
-        if self.solver == "lbfgs":  # scikit-learn's own restriction
+        positive = check_bool("positive", self.positive)
+        # scikit-learn's own restrictions, in its words
+        if self.solver == "lbfgs" and not positive:
             raise ValueError("'lbfgs' solver can be used only when positive=True. Please use "
                              "another solver.")
+        if positive and self.solver not in ("auto", "lbfgs"):
+            raise ValueError(f"solver='{self.solver}' does not support positive fitting. Please"
+                             " set the solver to 'auto' or 'lbfgs', or set `positive=False`")
+        if positive:  # auto: ws-cd (primal-cd without a penalty), whose steps honour w ≥ 0
+            return "auto", {**self._solve_options(), "positive": True}
         solver = check_solver(self.solver, RIDGE_SOLVERS)
         options = self._solve_options()
         if self.solver in ("svd", "cholesky"):
