@@ -70,17 +70,11 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
      "expects the ValueError of scikit-learn's Fortran-ordered Cython memoryview for a "
      "C-ordered X with check_input=False; cdlearn's CD fits either layout"),
     ("test_sag.py::test_sag_classifier_computed_correctly*",
-     "compares the sparse fit with scikit-learn's sparse SAG (intercept steps x0.01) after 50 "
-     "epochs, coef [1.162, -0.897], b 0.18, which is not yet the optimum [0.4168, -1.3244], "
-     "b 2.819 (lbfgs tol=1e-12); cdlearn's fit is at the optimum ([0.41684, -1.32443])"),
+     "compares with scikit-learn's sparse SAG after 50 epochs, coef [1.162, -0.897], not yet the optimum [0.4168, -1.3244] (lbfgs tol=1e-12), where cdlearn's fit is"),
     ("test_sag.py::test_binary_classifier_class_weight*",
-     "compares with scikit-learn's SAG after 20 epochs, coef [0.097, 0.583], b 0.21, not yet "
-     "the optimum [-0.1043, 0.5534], b 1.598 (lbfgs tol=1e-12, same class_weight); cdlearn's "
-     "fit is at the optimum ([-0.10432, 0.55340])"),
+     "compares with scikit-learn's SAG after 20 epochs, coef [0.097, 0.583], not yet the optimum [-0.1043, 0.5534] (lbfgs tol=1e-12), where cdlearn's fit is"),
     ("test_logistic.py::test_large_sparse_matrix?*-liblinear?",
-     "scikit-learn's liblinear/sag/saga C code takes 32-bit sparse indices only (its "
-     "ValueError); cdlearn's kernels take int64 indices: the same test's other solver names "
-     "fit the int64-indexed matrix and pass"),
+     "scikit-learn's liblinear/sag/saga C code takes 32-bit sparse indices only (ValueError); cdlearn's kernels take int64 ones, as the test's other solvers"),
     ("test_logistic.py::test_large_sparse_matrix?*-sag?",
      "as test_large_sparse_matrix[*-liblinear]"),
     ("test_logistic.py::test_large_sparse_matrix?*-saga?",
@@ -93,23 +87,13 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
      "liblinear freezes above 1e30 (scikit-learn's ValueError text names it); cdlearn refuses "
      "this X (1e100) with its own ValueError naming its limit, 1e50, before any iteration"),
     ("test_logistic.py::test_newton_cholesky_fallback_to_lbfgs",
-     "checks that scikit-learn's newton-cholesky falls back to its lbfgs on a singular "
-     "Hessian (equal n_iter_, 'lbfgs failed' text); newton-cholesky and lbfgs map to "
-     "cdlearn's newton-cd and newton-cg, each converged without a fallback (n_iter_ 34 and "
-     "11, duality gaps 4e-45 and 1e-27)"),
+     "checks that scikit-learn's newton-cholesky falls back to its lbfgs on a singular Hessian; cdlearn's newton-cd and newton-cg converge without one (gaps 4e-45, 1e-27)"),
     ("test_logistic.py::test_warm_start?*-False-lbfgs?",
-     "expects max_iter=1 (one scikit-learn lbfgs iteration) to stay far from the fit; "
-     "cdlearn's multinomial epoch for lbfgs/sag/saga is a batch of 20 L-BFGS iterations: "
-     "max_iter=1 stops after it with a ConvergenceWarning (iris, gap 2.4e-8 with intercept, "
-     "5.3e-3 without) at sum|Δcoef| 0.0037 / 0.94 from the converged fit (the newton-cg "
-     "names run one Newton step per epoch and pass)"),
+     "expects max_iter=1 (one lbfgs iteration) far from the fit; a cdlearn multinomial epoch is 20 L-BFGS iterations (iris: sum|Δcoef| 0.0037 after it, with a ConvergenceWarning)"),
     ("test_logistic.py::test_warm_start?*-False-sag?", "as test_warm_start[*-False-lbfgs]"),
     ("test_logistic.py::test_warm_start?*-False-saga?", "as test_warm_start[*-False-lbfgs]"),
     ("test_svm.py::test_linear_svm_convergence_warnings*",
-     "expects LinearSVC(max_iter=2) to be unconverged on the 6-sample toy X, Y; cdlearn's "
-     "newton-cd has converged there in 2 epochs (duality gap 2.9e-33, coef_ [0.4444, "
-     "0.4444] equal to the tol=1e-12 fit), so it rightly does not warn (the test's "
-     "LinearSVR part is scikit-learn's own estimator)"),
+     "expects LinearSVC(max_iter=2) unconverged on its 6-sample toy data; cdlearn's newton-cd has converged there (gap 2.9e-33, coef_ equal to the tol=1e-12 fit)"),
     ("test_ridge.py::test_n_iter",
      "n_iter_ as scikit-learn's solvers count it (None for its direct solvers); cdlearn "
      "reports the epochs of the method the name maps to"),

@@ -393,6 +393,13 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
             primal, dual, gap = certificate
             trace.append(epoch, passes, time.perf_counter() - t_start - compiling.seconds,
                          primal, _num(dual), gap, state.nnz_w(), state.active())
+    finish = getattr(state, "finish", None)  # a state's own last step (multinomial Newton)
+    if converged and finish is not None and not interrupted:
+        certificate = finish((primal, dual, gap))
+        if certificate[2] != gap:
+            primal, dual, gap = certificate
+            trace.append(epoch, passes, time.perf_counter() - t_start - compiling.seconds,
+                         primal, _num(dual), gap, state.nnz_w(), state.active())
     seconds = time.perf_counter() - t_start - compiling.seconds
 
     unverifiable = converged and certificate_unresolved(state, primal, limit)

@@ -254,7 +254,10 @@ class NewtonCGState(PrimalIterate):
             diag = H.diagonal().copy()
             reg = np.full(self.m, p.l2)
             if p.fit_intercept:  # the intercept is unpenalised: keep its pivot positive
-                reg[d] = 1e-12 * max(float(diag.max()), 1e-300)
+                # (no curvature at all, D = 0: a pivot of 1e-312 overflowed the
+                # preconditioned direction and once divided by an underflowed zero)
+                floor = 1e-12 * float(diag.max())
+                reg[d] = floor if floor > 0.0 else (p.l2 if p.l2 > 0.0 else 1.0)
             H[np.diag_indices(self.m)] += reg
             self.n_gram += 1
             if not cholesky_factor(H):  # rounding: factor the diagonal instead
