@@ -104,6 +104,9 @@ NOT_APPLICABLE: list[tuple[str, str]] = [
     ("test_logistic.py::test_logistic_cv_multinomial_score*",
      "passes the substituted LogisticRegression's get_params() (with cdlearn's sampling, "
      "batch_size) into scikit-learn's private _log_reg_scoring_path"),
+    ("test_ridge.py::test_lbfgs_solver_error",
+     "expects Ridge(positive=True, max_iter=1) unconverged on its 2×2 X; cdlearn's ws-cd "
+     "is at the optimum after 1 epoch (coef_ [0, 9.950248756e9], the closed form)"),
     ("test_ridge.py::test_n_iter",
      "n_iter_ as scikit-learn's solvers count it (None for its direct solvers); cdlearn "
      "reports the epochs of the method the name maps to"),

@@ -127,6 +127,11 @@ def _multitask(problem) -> bool:
     return getattr(problem, "n_outputs", None) is not None and problem.loss == "squared"
 
 
+def _orthant(p) -> bool:
+    """Whether P is restricted to an orthant of the support (an l1 part, or w ≥ 0)."""
+    return p.l1 > 0.0 or bool(getattr(p, "positive", False))
+
+
 def _same(a, b) -> bool:
     if a is None or b is None:
         return a is b
@@ -204,7 +209,9 @@ def polishable(problem) -> bool:
     if getattr(problem, "groups", None) is not None or getattr(problem, "n_outputs", None):
         return False
     if problem.loss_code == SQUARED:  # without an l1 part: the (minimum-norm) ridge solve
-        return problem.l1 > 0.0 or not problem.positive
+        # positive=True: the walk of _quadratic_solution on the non-negative orthant
+        # (without a penalty, NNLS, the gap alone decides)
+        return problem.l1 > 0.0 or not problem.positive or problem.l2 > 0.0
     return problem.loss_code in (LOGISTIC, SQUARED_HINGE) and problem.l1 > 0.0
 
 
@@ -226,7 +233,7 @@ def restricted_solution(problem, w, intercept):
     """
     p = problem
     w = np.array(w, dtype=np.float64)
-    cols = nonzero_rows(w) if p.l1 > 0.0 else np.arange(p.n_features)
+    cols = nonzero_rows(w) if _orthant(p) else np.arange(p.n_features)
     if not _affordable(p, cols.shape[0], polish=True):
         return None
     if _multitask(p):
@@ -353,9 +360,10 @@ def _quadratic_solution(p, w, cols, D, target):
     u = sD * (target - t_mean)
     Z = _centred_block(p, cols, D)
     Z *= sD[:, None]
-    if l1 == 0.0:  # one quadratic: no orthant, no walk
+    walk = _orthant(p)
+    if not walk:  # one quadratic: no orthant, no walk
         w[cols] = _min_norm_ridge(Z, u, l2)
-    for _ in range(cols.shape[0] + 1 if l1 > 0.0 else 0):
+    for _ in range(cols.shape[0] + 1 if walk else 0):
         k = cols.shape[0]
         if k == 0:
             break
@@ -472,10 +480,10 @@ class Polish:
         # (the dual point scaled to feasibility) long after the support is found
         stalled = self._primal is not None and self._primal - certificate[0] <= threshold
         self._primal = certificate[0]
-        if p.l1 > 0.0 and certificate[2] > POLISH_GAP_FACTOR * threshold and not stalled:
+        if _orthant(p) and certificate[2] > POLISH_GAP_FACTOR * threshold and not stalled:
             return certificate
         w, _, b = state.iterate()
-        support = nonzero_rows(w) if p.l1 > 0.0 else None
+        support = nonzero_rows(w) if _orthant(p) else None
         if self._support is not None and _same(support, self._support[0]):
             return certificate
         k = p.n_features if support is None else support.shape[0]
@@ -504,7 +512,7 @@ class Polish:
         """
         p = self.problem
         w, _, b = state.iterate()
-        support = nonzero_rows(w) if p.l1 > 0.0 else None
+        support = nonzero_rows(w) if _orthant(p) else None
         if self._support is not None and _same(support, self._support[0]):
             return certificate
         k = p.n_features if support is None else support.shape[0]
