@@ -239,6 +239,19 @@ def stop_on(event: threading.Event):
         _stop.event = previous
 
 
+def check_serial_exact_options(solver: str, sampling, batch_size, step) -> None:
+    """Reject the CD options a method whose serial, cyclic, exact coordinate steps
+    cannot honour (ws-cd, gram-cd), naming the option."""
+    if sampling not in ("uniform", "cyclic"):
+        raise ValueError(f"solver={solver!r} visits its coordinates cyclically; "
+                         f"sampling={sampling!r} is not available (use the default)")
+    if batch_size != 1:
+        raise ValueError(f"solver={solver!r} takes serial steps; batch_size must be 1")
+    if step != "newton":
+        raise ValueError(f"solver={solver!r} takes exact (Newton) coordinate steps; "
+                         f"primal_step={step!r} is not available")
+
+
 def run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verbose=False,
         check_every: int | None = None, reference: float | None = None,
         coef_tol: float | None = None) -> SolveResult:

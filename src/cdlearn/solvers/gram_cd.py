@@ -33,7 +33,7 @@ from ..kernels.gram_cd import gram_cd_epoch
 from ..kernels.working_set import _anderson_weights
 from ..objectives import certificate_from_dual_point
 from ..penalties import penalty_value
-from .base import PrimalIterate, Problem, initial_primal
+from .base import PrimalIterate, Problem, check_serial_exact_options, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared",)
@@ -116,14 +116,7 @@ class GramCDState(PrimalIterate):
     def __init__(self, problem: Problem, *, sampling="uniform", batch_size=1, seed=0,
                  w0=None, intercept0=0.0, step="newton", power=1.0, gram=None,
                  anderson_k=5):
-        if sampling not in ("uniform", "cyclic"):
-            raise ValueError(f"solver='gram-cd' visits the coordinates cyclically; "
-                             f"sampling={sampling!r} is not available (use the default)")
-        if batch_size != 1:
-            raise ValueError("solver='gram-cd' takes serial steps; batch_size must be 1")
-        if step != "newton":
-            raise ValueError("solver='gram-cd' takes exact coordinate steps; "
-                             f"primal_step={step!r} is not available")
+        check_serial_exact_options("gram-cd", sampling, batch_size, step)
         self.problem = p = problem
         d, n = p.n_features, p.n_samples
         self.G, self.c, self.xbar, self.ybar = gram_system(p, gram)

@@ -42,7 +42,7 @@ from ..kernels.working_set import support_margins, ws_inner_solve
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
-from .base import PrimalIterate, Problem, initial_primal
+from .base import PrimalIterate, Problem, check_serial_exact_options, initial_primal
 from .intercept import refresh_margins
 from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
 
@@ -98,14 +98,7 @@ class WorkingSetState(PrimalIterate):
     def __init__(self, problem: Problem, *, sampling="uniform", batch_size=1, seed=0,
                  w0=None, intercept0=0.0, step="newton", power=1.0, p0=10,
                  inner_tol_ratio=0.3, anderson_k=5, max_inner_epochs=200):
-        if sampling not in ("uniform", "cyclic"):
-            raise ValueError(f"solver='ws-cd' visits its working set cyclically; "
-                             f"sampling={sampling!r} is not available (use the default)")
-        if batch_size != 1:
-            raise ValueError("solver='ws-cd' takes serial steps; batch_size must be 1")
-        if step != "newton":
-            raise ValueError("solver='ws-cd' uses the exact/Newton coordinate step; "
-                             f"primal_step={step!r} is not available")
+        check_serial_exact_options("ws-cd", sampling, batch_size, step)
         self.p0 = _int_option("p0", p0, 1)
         ratio = float(inner_tol_ratio)
         if not 0.0 < ratio < 1.0:
