@@ -1,62 +1,169 @@
-"""Per-call overhead of ``cdlearn.solve`` on small and tall dense Lasso problems.
+"""Per-call overhead of ``cdlearn.solve`` and of the estimators' ``fit``.
 
-Overhead = wall time of the call minus ``result.seconds`` (the driver loop: epochs
-and certificates), i.e. validation, the design's statistics, the ``auto`` choice
-and building the method's state. Medians of ``--repeat`` calls after a warm-up;
+Overhead = wall time of the call minus the time in the driver loop of every
+solve it makes (``result.seconds``: the epochs and certificates), i.e.
+validation, the design's statistics and layouts, the ``auto`` choice, building
+the method's state and the result. Medians of ``--repeat`` calls on the same X
+after a warm-up (so the second and later calls find X in
+:data:`cdlearn.data.design_cache`; the ``first call`` rows clear the cache before
+every call). scikit-learn's ``fit`` of the same estimator on the same data, in
+the same run, is the yardstick. ``make bench`` writes
+``benchmarks/results/overhead.md``:
 ``python -m benchmarks.overhead --out benchmarks/results/overhead.md``.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import os
+import platform
+import subprocess
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 import cdlearn
+from cdlearn import api
+from cdlearn.data import design_cache
 
-CASES = [(300, 60), (10_000, 100)]
+#: (label, n, d, layout): dense C-ordered as numpy makes it, and a small sparse CSR
+PROBLEMS = [("300×60 dense", 300, 60, "dense"), ("10,000×100 dense", 10_000, 100, "dense"),
+            ("2,000×500 CSR 2%", 2_000, 500, "csr")]
 
 
-def measure(n, d, order, solver, repeat):
-    rng = np.random.default_rng(0)
-    X = rng.standard_normal((n, d))
-    X = np.asfortranarray(X) if order == "F" else np.ascontiguousarray(X)
-    y = X[:, :10] @ rng.standard_normal(10) + rng.standard_normal(n)
-    lam = 0.1 * np.abs(X.T @ y).max() / n
-    kw = dict(loss="squared", penalty="l1", lam=lam, solver=solver, tol=1e-6)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = cdlearn.solve(X, y, **kw)
-        total, inner = [], []
-        for _ in range(repeat):
+class KernelClock:
+    """Sums ``result.seconds`` of every :func:`cdlearn.api.run` (the driver loop) while on."""
+
+    def __init__(self):
+        self.seconds = 0.0
+        self._run = api.run
+
+    def __enter__(self):
+        def run(*args, **kw):
+            result = self._run(*args, **kw)
+            self.seconds += result.seconds
+            return result
+
+        api.run = run
+        return self
+
+    def __exit__(self, *exc):
+        api.run = self._run
+        return False
+
+
+def make_data(n, d, layout, seed=0):
+    rng = np.random.default_rng(seed)
+    if layout == "csr":
+        X = sp.random(n, d, density=0.02, format="csr", random_state=seed,
+                      data_rvs=rng.standard_normal)
+    else:
+        X = rng.standard_normal((n, d))
+    w = np.zeros(d)
+    w[:10] = rng.standard_normal(10)
+    y = np.asarray(X @ w).ravel() + 0.5 * rng.standard_normal(n)
+    labels = (y > np.median(y)).astype(np.int64)
+    return X, y, labels
+
+
+def calls(X, y, labels):
+    """``(name, cdlearn call, scikit-learn call or None)`` on one problem."""
+    import sklearn.linear_model as sklm
+    import sklearn.svm as sksvm
+
+    n = X.shape[0]
+    alpha = 0.1 * float(np.max(np.abs(X.T @ (y - y.mean())))) / n
+    lam = 0.1 * float(np.max(np.abs(X.T @ y))) / n
+    signs = np.where(labels > 0, 1.0, -1.0)
+    return [
+        ("solve Lasso (auto)", lambda: cdlearn.solve(X, y, loss="squared", penalty="l1",
+                                                     lam=lam, tol=1e-6), None),
+        ("solve logistic L2 (auto)", lambda: cdlearn.solve(X, signs, loss="logistic",
+                                                           penalty="l2", lam=1.0 / n,
+                                                           tol=1e-6), None),
+        ("Lasso.fit", lambda: cdlearn.Lasso(alpha=alpha).fit(X, y),
+         lambda: sklm.Lasso(alpha=alpha).fit(X, y)),
+        ("ElasticNet.fit", lambda: cdlearn.ElasticNet(alpha=alpha).fit(X, y),
+         lambda: sklm.ElasticNet(alpha=alpha).fit(X, y)),
+        ("Ridge.fit", lambda: cdlearn.Ridge(alpha=1.0).fit(X, y),
+         lambda: sklm.Ridge(alpha=1.0).fit(X, y)),
+        ("LogisticRegression.fit", lambda: cdlearn.LogisticRegression().fit(X, labels),
+         lambda: sklm.LogisticRegression().fit(X, labels)),
+        ("LinearSVC.fit", lambda: cdlearn.LinearSVC().fit(X, labels),
+         lambda: sksvm.LinearSVC().fit(X, labels)),
+    ]
+
+
+def measure(call, repeat, cold=False):
+    """Medians (ms) of the call's wall time, its kernel time and their difference."""
+    call()  # warm-up: numba's cache, the design cache
+    total, kernel = [], []
+    for _ in range(repeat):
+        if cold:
+            design_cache.clear()
+        with KernelClock() as clock:
             t = time.perf_counter()
-            res = cdlearn.solve(X, y, **kw)
+            call()
             total.append(time.perf_counter() - t)
-            inner.append(res.seconds)
-    total, inner = np.array(total), np.array(inner)
-    return res.solver, 1e3 * np.median(total), 1e3 * np.median(total - inner), res.n_epochs
+        kernel.append(clock.seconds)
+    total, kernel = np.array(total), np.array(kernel)
+    return 1e3 * np.median(total), 1e3 * np.median(kernel), 1e3 * np.median(total - kernel)
+
+
+def wall(call, repeat):
+    call()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - t)
+    return 1e3 * np.median(times)
+
+
+def _commit():
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=30, help="calls per row on the small problems")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    lines = ["# Per-call overhead of cdlearn.solve (dense Lasso, tol=1e-6)", "",
-             "`python -m benchmarks.overhead`: medians of "
-             f"{args.repeat} calls; overhead = call − driver loop (`result.seconds`).", "",
-             "| problem | order | solver | call (ms) | overhead (ms) | epochs |",
-             "|---|---|---|---:|---:|---:|"]
-    for n, d in CASES:
-        for order in ("F", "C"):
-            for solver in ("auto", "ws-cd"):
-                s, total, over, ep = measure(n, d, order, solver, args.repeat)
-                lines.append(f"| {n}×{d} | {order} | {solver} → {s} | {total:.2f} | {over:.2f} "
-                             f"| {ep} |")
-                print(lines[-1], flush=True)
+    load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+    lines = [
+        "# Per-call overhead of cdlearn.solve and the estimators' fit", "",
+        f"`python -m benchmarks.overhead` ({datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
+        f"UTC, commit {_commit()}, {platform.machine()}, {os.cpu_count()} cores, load average "
+        f"{load} at the start; one BLAS/numba thread). Medians of {args.repeat} calls "
+        "(a third of that on 10,000 rows) on the same X after a warm-up; kernel = the "
+        "driver loops of the solves the call makes (`result.seconds`: epochs and "
+        "certificates), overhead = call − kernel. *first call*: the design cache "
+        "cleared before each call (a new X). scikit-learn: its own `fit` of the same "
+        "estimator with its defaults, same data, same run.", "",
+        "| problem | call | call (ms) | kernel (ms) | overhead (ms) | scikit-learn fit (ms) |",
+        "|---|---|---:|---:|---:|---:|"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for label, n, d, layout in PROBLEMS:
+            X, y, labels = make_data(n, d, layout)
+            repeat = args.repeat if n * d <= 10**6 // 2 else max(5, args.repeat // 3)
+            for name, ours, theirs in calls(X, y, labels):
+                rows = [(name, False)] + ([(name + ", first call", True)]
+                                          if name.startswith("solve Lasso") else [])
+                for shown, cold in rows:
+                    total, kernel, over = measure(ours, repeat, cold=cold)
+                    ref = "" if theirs is None or cold else f"{wall(theirs, repeat):.2f}"
+                    lines.append(f"| {label} | {shown} | {total:.2f} | {kernel:.2f} | "
+                                 f"{over:.3f} | {ref} |")
+                    print(lines[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(lines) + "\n")
 

@@ -13,6 +13,8 @@ idea) and one compiled signature per float type.
 from __future__ import annotations
 
 import numbers
+import threading
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +25,8 @@ __all__ = [
     "Design",
     "CompressedView",
     "as_design",
+    "DesignCache",
+    "design_cache",
     "check_target",
     "check_sample_weight",
     "check_positive",
@@ -214,43 +218,81 @@ def check_seed(name: str, value) -> int | None:
     return int(value)
 
 
+#: the sign bit of a float64 / float32 bit pattern, and the smallest pattern of |x| that
+#: is not finite (infinity; NaNs are above it)
+_SIGN = {8: np.uint64(1 << 63), 4: np.uint64(1 << 31)}
+_INF_BITS = {8: 0x7FF0000000000000, 4: 0x7F800000}
+_UINT = {8: np.uint64, 4: np.uint32}
+
+
 @njit(cache=True)
-def _magnitude_and_count(flat):
-    """``(max |x|, number of nonzeros)`` of a 1-d array in one pass; NaN propagates."""
-    top = 0.0
-    count = 0
-    for k in range(flat.shape[0]):
-        v = abs(np.float64(flat[k]))
-        if not v <= top:  # larger, or NaN (then it stays NaN: NaN <= x is False)
-            if v != v or top == top:
-                top = v
-        count += v != 0.0
-    return top, count
+def _scan(bits, sign):
+    """``(bits of max |x|, number of nonzeros, fingerprint)`` of an array's bit patterns.
 
-
-def _check_values(name: str, values: np.ndarray) -> int:
-    """NaN, infinity or entries beyond MAX_ABS_VALUE in ``values`` raise a ValueError;
-    returns the number of nonzeros.
-
-    One pass (:func:`_magnitude_and_count`) with no temporary of the input's size,
-    which a matrix of 10⁷ entries would pay as 80 MB for ``np.abs`` and 10 MB
-    for an ``isfinite`` mask (``max``, ``min`` and ``count_nonzero`` took three
-    passes: ~7 ms of a 10,000 × 100 solve's set-up). Contiguous arrays in
-    either order are read in place.
+    ``bits`` is a float array viewed as unsigned integers of its width, ``sign``
+    its sign bit. For a non-negative float the bit pattern orders as the value
+    does, so the integer maximum of ``|x|``'s patterns is the pattern of
+    ``max |x|`` (NaN and infinity above every finite one), with no branch on NaN
+    and no temporary of the input's size. The fingerprint (:class:`DesignCache`)
+    sums a mix of every pattern with its position: a changed, moved or swapped
+    entry changes it (two different arrays agree with probability about 2⁻⁶⁴).
+    Integer index arrays get their fingerprint the same way.
     """
-    if values.size == 0:
-        return 0
+    top = np.uint64(0)
+    count = 0
+    fingerprint = np.uint64(0)
+    keep = ~np.uint64(sign)
+    for k in range(bits.shape[0]):
+        b = np.uint64(bits[k])
+        a = b & keep
+        if a > top:
+            top = a
+        count += a != 0
+        z = b ^ (np.uint64(k) * np.uint64(0x9E3779B97F4A7C15))
+        z ^= z >> np.uint64(32)
+        z *= np.uint64(0xD6E8FEB86659FD93)
+        z ^= z >> np.uint64(32)
+        fingerprint += z
+    return top, count, fingerprint
+
+
+def _flat_bits(values: np.ndarray) -> np.ndarray:
+    """``values`` as a 1-d array of unsigned integers of its width (in place when contiguous)."""
     flat = values.ravel(order="K") if (values.flags.c_contiguous or
                                        values.flags.f_contiguous) else values.ravel()
-    top, count = _magnitude_and_count(flat)
-    top = float(top)
-    if not np.isfinite(top):
+    return flat.view(_UINT[flat.dtype.itemsize])
+
+
+def _check_values(name: str, values: np.ndarray, scanned=None) -> tuple[int, int]:
+    """NaN, infinity or entries beyond MAX_ABS_VALUE in ``values`` raise a ValueError;
+    returns ``(number of nonzeros, fingerprint)`` (:func:`_scan`; ``scanned``: its
+    result for ``values``, already computed).
+
+    One pass with no temporary of the input's size, which a matrix of 10⁷ entries
+    would pay as 80 MB for ``np.abs`` and 10 MB for an ``isfinite`` mask (``max``,
+    ``min`` and ``count_nonzero`` took three passes: ~7 ms of a 10,000 × 100 solve's
+    set-up). Contiguous arrays in either order are read in place.
+    """
+    if values.size == 0:
+        return 0, 0
+    width = values.dtype.itemsize
+    top, count, fingerprint = scanned or _scan(_flat_bits(values), _SIGN[width])
+    top = int(top)
+    if top >= _INF_BITS[width]:
         raise ValueError(f"{name} contains NaN or infinity")
-    if top > MAX_ABS_VALUE:
-        raise ValueError(f"{name} has entries of magnitude {top:.3g} > {MAX_ABS_VALUE:g}, "
-                         "beyond what the solvers' certificates can represent in float64; "
-                         f"rescale {name} (e.g. divide it by its largest entry)")
-    return int(count)
+    magnitude = float(np.array(top, dtype=_UINT[width]).view(values.dtype))
+    if magnitude > MAX_ABS_VALUE:
+        raise ValueError(f"{name} has entries of magnitude {magnitude:.3g} > "
+                         f"{MAX_ABS_VALUE:g}, beyond what the solvers' certificates can "
+                         f"represent in float64; rescale {name} (e.g. divide it by its "
+                         "largest entry)")
+    return int(count), int(fingerprint)
+
+
+def _fingerprint(values: np.ndarray) -> int:
+    """The fingerprint of :func:`_scan` of any contiguous integer or float array."""
+    bits = _flat_bits(values)
+    return int(_scan(bits, _SIGN[bits.dtype.itemsize])[2]) if bits.size else 0
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -327,23 +369,46 @@ class Design:
     col_nnz, row_nnz : int64 arrays of nonzeros per column / row
     """
 
-    def __init__(self, X, *, name: str = "X"):
+    def __init__(self, X, *, name: str = "X", _scanned=None):
         self.name = name
         if isinstance(X, Design):
             self.__dict__.update(X.__dict__)
             return
         if sp.issparse(X):
-            self._init_sparse(X)
+            self._init_sparse(X, _scanned)
         else:
-            self._init_dense(X)
+            self._init_dense(X, _scanned)
         self._csc: CompressedView | None = None
         self._csr: CompressedView | None = None
         self._products: dict = {}  # scipy matrices over the built views (no copies)
         self._derived: dict = {}  # see derived()
         self._stats: dict = {}  # see _statistic()
 
+    @classmethod
+    def _from_state(cls, X, name: str, state: dict) -> Design:
+        """The design of an input validated before, unchanged since (:class:`DesignCache`):
+        its statistics and derived values are ``state``'s, its views of X are remade."""
+        self = cls.__new__(cls)
+        self.name = name
+        self.n_samples, self.n_features = X.shape
+        self.dtype = X.dtype
+        self.is_sparse = sp.issparse(X)
+        if self.is_sparse:
+            kind = sp.csr_matrix if X.format == "csr" else sp.csc_matrix
+            self._sparse = kind((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
+            self._dense = None
+        else:
+            self._sparse = None
+            self._dense = X
+        self.nnz = state["nnz"]
+        self._csc = self._csr = None
+        self._products = {}
+        self._derived = state["derived"]
+        self._stats = state["stats"]
+        return self
+
     # ------------------------------------------------------------------ input
-    def _init_sparse(self, X):
+    def _init_sparse(self, X, scanned=None):
         name = self.name
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-dimensional, got shape {X.shape}")
@@ -362,7 +427,8 @@ class Design:
                 M = sp.csc_matrix(X, dtype=dtype, copy=True)
             M.sum_duplicates()  # also sorts indices
             M.eliminate_zeros()
-        _check_values(name, M.data)
+            scanned = None  # the scan was of X's values, not of these
+        _check_values(name, M.data, scanned)
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
         self.is_sparse = True
@@ -370,7 +436,7 @@ class Design:
         self._dense = None
         self.nnz = int(M.nnz)
 
-    def _init_dense(self, X):
+    def _init_dense(self, X, scanned=None):
         name = self.name
         if isinstance(X, (str, bytes)) or X is None:
             raise TypeError(f"{name} must be an array or a scipy.sparse matrix, got {type(X).__name__}")
@@ -388,8 +454,9 @@ class Design:
         if n == 0 or d == 0:
             raise ValueError(f"{name} is empty: shape {A.shape}")
         dtype = _float_dtype(A.dtype)
-        A = np.asarray(A, dtype=dtype)
-        nnz = _check_values(name, A)
+        if A.dtype != dtype:
+            A, scanned = np.asarray(A, dtype=dtype), None
+        nnz = _check_values(name, A, scanned)[0]
         self.n_samples, self.n_features = n, d
         self.dtype = dtype
         self.is_sparse = False
@@ -461,15 +528,28 @@ class Design:
     def csc(self) -> CompressedView:
         """Column view (what primal CD walks). Built once, then cached."""
         if self._csc is None:
-            self._csc = self._make_view(axis=1)
+            self._csc = self._view("csc")
         return self._csc
 
     @property
     def csr(self) -> CompressedView:
         """Row view (what dual CD walks). Built once, then cached."""
         if self._csr is None:
-            self._csr = self._make_view(axis=0)
+            self._csr = self._view("csr")
         return self._csr
+
+    def _view(self, layout: str) -> CompressedView:
+        """The ``layout`` view; one that is a copy (the input's other layout) is kept
+        with :meth:`derived`, so that a cached design (:class:`DesignCache`) makes it
+        once per X. A view of the input itself is not kept there: it would keep X alive."""
+        key = "view:" + layout
+        view = self._derived.get(key)
+        if view is None:
+            view = self._make_view(axis=1 if layout == "csc" else 0)
+            source = self._sparse.data if self.is_sparse else self._dense
+            if not np.may_share_memory(view.data, source):
+                self._derived[key] = view
+        return view
 
     def _make_view(self, axis: int) -> CompressedView:
         n, d = self.shape
@@ -575,9 +655,129 @@ class Design:
         )
 
 
+class DesignCache:
+    """The validated designs of recent inputs, for :func:`as_design` to reuse.
+
+    Why: a loop over targets, a sequence of warm-started fits, repeated
+    estimator fits or paths on one X would otherwise re-validate X and
+    recompute its statistics (norms, nonzero counts), its other layout (a copy
+    of X for C-ordered dense or CSR input) and the set-up of
+    :meth:`Design.derived` (Gram matrix, identical rows) on every call.
+
+    The key: an entry belongs to one array object (a weak reference, so the
+    cache never keeps X alive and the entry goes with X), its layout (shape,
+    strides, dtype) and a 64-bit fingerprint of its contents
+    (:func:`_scan`, position-dependent). The fingerprint is computed in the
+    same pass as the validation every call needs anyway (NaN, infinity,
+    magnitude), so a hit costs that one pass and no more. A different array, a
+    view of X, a replaced array with other contents or X mutated in place (``X *= 2``,
+    ``X[i, j] = v``, a shuffle of its rows) misses: nothing stale is served,
+    whatever the caller does to X between calls. Identity alone would serve
+    stale statistics after an in-place change; scoping the reuse to one
+    path or cross-validation call would not serve a user's own loop. Two
+    different contents share a fingerprint with probability about 2⁻⁶⁴.
+
+    Cached: dense float32/float64 arrays in C or F order, and CSR/CSC matrices
+    the design shares without a copy (canonical, int32 indices); other inputs
+    are converted on every call. What an entry holds is what the design owns
+    (statistics, derived values, a copied layout), never X's memory: a view
+    of X is remade per call (O(1)). Memory: a copied layout (1× X) lives
+    while X does and its entry is among the ``max_entries`` most recent;
+    :meth:`clear` drops everything, ``max_entries = 0`` disables the cache.
+    ``hits`` and ``misses`` count lookups.
+    """
+
+    def __init__(self, max_entries: int = 4):
+        self.max_entries = max_entries
+        self.hits = 0
+        self.misses = 0
+        self._entries: dict = {}  # id(X) -> (weakref to X, layout, fingerprint, state)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def design(self, X, name: str = "X") -> Design:
+        """The :class:`Design` of ``X``: from the cache when X is unchanged, else validated."""
+        layout = _cache_layout(X) if self.max_entries > 0 else None
+        if layout is None:
+            return Design(X, name=name)
+        scanned, fingerprint = _cache_scan(X)
+        with self._lock:
+            entry = self._entries.get(id(X))
+            hit = (entry is not None and entry[0]() is X and entry[1] == layout
+                   and entry[2] == fingerprint)
+            if hit:
+                self.hits += 1
+                self._entries[id(X)] = self._entries.pop(id(X))  # most recent last
+            else:
+                self.misses += 1
+        if hit:
+            return Design._from_state(X, name, entry[3])
+        design = Design(X, name=name, _scanned=scanned)
+        if np.may_share_memory(design.to_scipy().data if design.is_sparse else design._dense,
+                               X.data if design.is_sparse else X):
+            self._store(X, layout, fingerprint, design)
+        return design
+
+    def _store(self, X, layout, fingerprint, design: Design) -> None:
+        key = id(X)
+
+        def forget(ref, key=key):
+            with self._lock:
+                entry = self._entries.get(key)
+                if entry is not None and entry[0] is ref:
+                    del self._entries[key]
+
+        state = dict(nnz=design.nnz, stats=design._stats, derived=design._derived)
+        with self._lock:
+            self._entries.pop(key, None)
+            self._entries[key] = (weakref.ref(X, forget), layout, fingerprint, state)
+            while len(self._entries) > self.max_entries:
+                del self._entries[next(iter(self._entries))]
+
+
+def _cache_layout(X):
+    """What besides its contents must not change between two hits on ``X``, or None
+    when :class:`DesignCache` does not cache such input. (Buffer addresses are not
+    needed: a hit reads X's current arrays, and the fingerprint their contents.)"""
+    if type(X) is np.ndarray:
+        if (X.ndim != 2 or X.size == 0 or X.dtype not in (np.float32, np.float64)
+                or not (X.flags.c_contiguous or X.flags.f_contiguous)):
+            return None
+        return (X.shape, X.strides, X.dtype)
+    if (sp.issparse(X) and X.format in ("csr", "csc") and X.dtype in (np.float32, np.float64)
+            and X.indices.dtype == np.int32 and X.indptr.dtype == np.int32 and X.nnz > 0
+            and X.data.flags.c_contiguous and X.indices.flags.c_contiguous
+            and X.indptr.flags.c_contiguous):
+        return (X.format, X.shape, X.dtype, X.data.shape, X.indices.shape, X.indptr.shape)
+    return None
+
+
+def _cache_scan(X):
+    """``(scan of the values, fingerprint of X)`` for an input :func:`_cache_layout` accepts."""
+    values = X.data if sp.issparse(X) else X
+    scanned = _scan(_flat_bits(values), _SIGN[values.dtype.itemsize])
+    if not sp.issparse(X):
+        return scanned, int(scanned[2])
+    return scanned, (int(scanned[2]), _fingerprint(X.indices), _fingerprint(X.indptr))
+
+
+#: the cache :func:`as_design` uses
+design_cache = DesignCache()
+
+
 def as_design(X, *, name: str = "X") -> Design:
-    """Validate ``X`` once; a :class:`Design` passes through unchanged."""
-    return X if isinstance(X, Design) else Design(X, name=name)
+    """Validate ``X`` once; a :class:`Design` passes through unchanged.
+
+    An unchanged X seen by a recent call gets its cached statistics and
+    layouts (:data:`design_cache`, :class:`DesignCache`).
+    """
+    return X if isinstance(X, Design) else design_cache.design(X, name)
 
 
 def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray:
@@ -601,14 +801,14 @@ def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray
     y = y.astype(np.float64)
     if not np.all(np.isfinite(y)):
         raise ValueError(f"{name} contains NaN or infinity")
-    if loss in BINARY_LOSSES:
+    # one comparison pass; the labels are sorted (np.unique) only to say what is wrong
+    if loss in BINARY_LOSSES and not np.all(np.abs(y) == 1.0):
         labels = np.unique(y)
-        if not np.all(np.isin(labels, (-1.0, 1.0))):
-            shown = ", ".join(f"{v:g}" for v in labels[:6])
-            raise ValueError(
-                f"{name} must contain only -1 and +1 for loss={loss!r}; found labels {{{shown}"
-                f"{', ...' if labels.size > 6 else ''}}}"
-            )
+        shown = ", ".join(f"{v:g}" for v in labels[:6])
+        raise ValueError(
+            f"{name} must contain only -1 and +1 for loss={loss!r}; found labels {{{shown}"
+            f"{', ...' if labels.size > 6 else ''}}}"
+        )
     return y
 
 

@@ -181,7 +181,7 @@ def _progress_bar(verbose: bool, max_epochs: int, desc: str):
 _blas_lock = threading.Lock()
 _blas_depth = 0
 _blas_limit = None
-_blas_controller = None
+_blas_libraries = None
 
 
 @contextlib.contextmanager
@@ -193,18 +193,24 @@ def single_threaded_blas():
     threads; on a busy machine its threads wait for cores, and one such dot
     took 7.8 ms instead of 14 µs (measured here, 2 cores under load): more
     than a dual CD epoch. Only the outermost of concurrent solves (one-vs-rest
-    runs them on threads) sets and restores the limit. The controller costs
-    ~10 ms once per process; the limit itself ~16 µs per solve.
+    runs them on threads) sets and restores the limit, and only for the BLAS
+    libraries running more than one thread. Finding the libraries costs ~10 ms
+    once per process; the limit itself a few µs per solve (threadpoolctl's
+    ``limit()`` context took ~50 µs, a sixth of a small solve's set-up).
     """
-    global _blas_depth, _blas_limit, _blas_controller
+    global _blas_depth, _blas_limit, _blas_libraries
     with _blas_lock:
         if _blas_depth == 0:
             try:
-                if _blas_controller is None:
+                if _blas_libraries is None:
                     from threadpoolctl import ThreadpoolController
 
-                    _blas_controller = ThreadpoolController()
-                _blas_limit = _blas_controller.limit(limits=1, user_api="blas")
+                    _blas_libraries = [lib for lib in ThreadpoolController().lib_controllers
+                                       if lib.user_api == "blas"]
+                _blas_limit = [(lib, n) for lib in _blas_libraries
+                               if (n := lib.get_num_threads()) is not None and n > 1]
+                for lib, _ in _blas_limit:
+                    lib.set_num_threads(1)
             except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
                 _blas_limit = None
         _blas_depth += 1
@@ -214,7 +220,8 @@ def single_threaded_blas():
         with _blas_lock:
             _blas_depth -= 1
             if _blas_depth == 0 and _blas_limit is not None:
-                _blas_limit.restore_original_limits()
+                for lib, n in _blas_limit:
+                    lib.set_num_threads(n)
                 _blas_limit = None
 
 
