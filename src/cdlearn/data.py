@@ -692,7 +692,9 @@ class DesignCache:
         self.hits = 0
         self.misses = 0
         self._entries: dict = {}  # id(X) -> (weakref to X, layout, fingerprint, state)
-        self._lock = threading.Lock()
+        # re-entrant: an X freed by the garbage collector while this thread holds the
+        # lock (an allocation inside it) runs forget() here, which takes it again
+        self._lock = threading.RLock()
 
     def __len__(self) -> int:
         return len(self._entries)
