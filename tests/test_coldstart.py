@@ -21,7 +21,7 @@ import pytest
 from numba import njit
 
 import cdlearn
-from cdlearn.compile_stats import CompileRecorder
+from cdlearn.compile_stats import CompileRecorder, reachable
 
 SRC = Path(cdlearn.__file__).resolve().parents[1]
 
@@ -45,7 +45,7 @@ FIT = """
 import json, warnings
 import numpy as np
 import cdlearn
-from cdlearn.compile_stats import CompileRecorder
+from cdlearn.compile_stats import CompileRecorder, reachable
 rng = np.random.default_rng(1)
 X = rng.standard_normal((70, 6))  # not warm-up's problem: other sizes, same types
 y = {target}
@@ -105,6 +105,11 @@ def test_recorder_counts_outermost_compile_time_once():
     names = [name.rsplit(".", 1)[-1] for name, _ in rec.compiled]
     assert names == ["outer", "inner"]  # inner compiles while outer is typed
     assert 0.0 < rec.seconds <= wall  # nested events not counted twice
+    # own times: inner's compile is inside outer's event, and counted once in all
+    assert all(t > 0.0 for t in rec.self_cpu)
+    assert sum(rec.self_cpu) == pytest.approx(rec.cpu_seconds, rel=1e-9, abs=1e-12)
+    assert [name.rsplit(".", 1)[-1] for name, _ in rec.costliest(5)] in (
+        ["outer", "inner"], ["inner", "outer"])
     with CompileRecorder() as again:
         outer(2.0)
         outer(3.0)
@@ -149,3 +154,53 @@ def test_solve_reports_compile_time_apart_from_solve_time():
     assert res.seconds + res.info["compile_seconds"] <= wall
     again = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=0.1, solver="dual-cd")
     assert again.info["compile_seconds"] == 0.0
+
+
+#: what only a logistic (or other non-squared) solve may compile
+NOT_SQUARED = ("logistic", "_newton_step", "loss_value", "loss_derivative", "loss_change",
+               "_sigmoid", "_log1pexp")
+
+
+def test_squared_ws_cd_kernel_reaches_no_logistic_code():
+    # numba compiles whatever a kernel can call: one kernel for every loss made a Lasso
+    # compile the logistic and Newton steps (61 functions, issue 22)
+    from cdlearn.kernels.working_set import ws_inner_solve, ws_inner_solve_squared
+
+    squared = reachable(ws_inner_solve_squared)
+    assert "cdlearn.kernels.working_set._squared_step" in squared
+    assert "cdlearn.kernels.primal_cd._residual_gradient" in squared
+    assert [n for n in squared if any(word in n for word in NOT_SQUARED)] == []
+    # the walk does see through calls and modules: the other kernel reaches them
+    other = reachable(ws_inner_solve)
+    assert {"cdlearn.kernels.primal_cd._logistic_newton_step", "cdlearn.losses._log1pexp",
+            "cdlearn.kernels.primal_cd._error_probability"} <= other
+    assert "cdlearn.kernels.working_set._squared_step" not in other
+
+
+#: a squared ws-cd solve in a fresh process (with an intercept: its refresh too)
+SQUARED_WS = """
+import json
+import numpy as np
+import cdlearn
+from cdlearn.compile_stats import CompileRecorder
+rng = np.random.default_rng(0)
+X = rng.standard_normal((40, 5))
+y = X @ np.arange(5.0) + 1.0
+with CompileRecorder() as rec:
+    res = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=0.01, solver="ws-cd",
+                        fit_intercept=True, tol=1e-10)
+print(json.dumps([rec.names(), res.converged, res.intercept]))
+"""
+
+
+@pytest.mark.slow
+def test_squared_ws_cd_solve_compiles_no_logistic_function(tmp_path):
+    out = _python(["-c", SQUARED_WS], tmp_path)
+    names, converged, intercept = json.loads(out.strip().splitlines()[-1])
+    assert "kernels.working_set.ws_inner_solve_squared" in names
+    assert "kernels.working_set.ws_inner_solve" not in names
+    # (the certificate's loss-generic sums still compile losses.loss_value & co.)
+    assert [n for n in names if "logistic" in n or "newton" in n] == []
+    assert [n for n in names if n.startswith("kernels.primal_cd")] == [
+        "kernels.primal_cd._residual_gradient"]
+    assert converged and intercept == pytest.approx(1.0, abs=0.05)

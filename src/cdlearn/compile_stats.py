@@ -20,9 +20,11 @@ class CompileRecorder(event.Listener):
 
     ``seconds``: wall time spent compiling (outermost events), ``cpu_seconds`` the
     process's CPU time in them (the robust number on a busy machine); ``compiled``: the
-    ``(qualified name, argument types)`` of every compilation, in order. Only the
-    compilations of the thread that created it count (one-vs-rest solves run on
-    threads, each with its own recorder).
+    ``(qualified name, argument types)`` of every compilation, in order; ``self_cpu``:
+    the CPU seconds of each of them minus those of the callees compiled during it
+    (numba types a callee, and so compiles it, inside its caller's event), so that
+    ``sum(self_cpu) == cpu_seconds``. Only the compilations of the thread that created
+    it count (one-vs-rest solves run on threads, each with its own recorder).
     """
 
     def __init__(self):
@@ -30,8 +32,9 @@ class CompileRecorder(event.Listener):
         self.seconds = 0.0
         self.cpu_seconds = 0.0
         self.compiled: list[tuple[str, str]] = []
-        self._depth = 0
-        self._t0 = self._c0 = 0.0
+        self.self_cpu: list[float] = []
+        self._open: list[list] = []  # [index in compiled, CPU at start, callees' CPU]
+        self._t0 = 0.0
 
     def on_start(self, ev):
         if threading.get_ident() != self._thread:
@@ -39,21 +42,32 @@ class CompileRecorder(event.Listener):
         func = ev.data["dispatcher"].py_func
         self.compiled.append((f"{func.__module__}.{func.__qualname__}",
                               str(tuple(ev.data["args"]))))
-        if self._depth == 0:
-            self._t0, self._c0 = time.perf_counter(), time.process_time()
-        self._depth += 1
+        self.self_cpu.append(0.0)
+        if not self._open:
+            self._t0 = time.perf_counter()
+        self._open.append([len(self.compiled) - 1, time.process_time(), 0.0])
 
     def on_end(self, ev):
         if threading.get_ident() != self._thread:
             return
-        self._depth -= 1
-        if self._depth == 0:
+        index, c0, callees = self._open.pop()
+        cpu = time.process_time() - c0
+        self.self_cpu[index] = cpu - callees
+        if self._open:
+            self._open[-1][2] += cpu
+        else:
             self.seconds += time.perf_counter() - self._t0
-            self.cpu_seconds += time.process_time() - self._c0
+            self.cpu_seconds += cpu
 
     def names(self) -> list[str]:
         """Compiled functions, short names (without the ``cdlearn.`` prefix)."""
         return [name.removeprefix("cdlearn.") for name, _ in self.compiled]
+
+    def costliest(self, count: int = 10) -> list[tuple[str, float]]:
+        """The ``count`` compilations of largest own CPU time, ``(short name, seconds)``."""
+        order = sorted(range(len(self.compiled)), key=lambda i: -self.self_cpu[i])
+        names = self.names()
+        return [(names[i], self.self_cpu[i]) for i in order[:count]]
 
     def __enter__(self):
         event.register("numba:compile", self)
@@ -62,3 +76,38 @@ class CompileRecorder(event.Listener):
     def __exit__(self, *exc):
         event.unregister("numba:compile", self)
         return False
+
+
+def reachable(kernel) -> set[str]:
+    """Qualified names of the numba functions ``kernel`` can call, itself included.
+
+    A static walk of the globals each function's code names (and the functions of
+    the modules it names): numba types, and so compiles, every callee a kernel
+    can reach whatever branch runs, so this is what a first call compiles of the
+    project's code (numba's own helpers aside) -- without compiling anything.
+    """
+    from types import CodeType, ModuleType
+
+    from numba.core.dispatcher import Dispatcher
+
+    seen: set[str] = set()
+    todo = [kernel]
+    while todo:
+        f = todo.pop()
+        py = f.py_func
+        name = f"{py.__module__}.{py.__qualname__}"
+        if name in seen:
+            continue
+        seen.add(name)
+        codes, words = [py.__code__], set()
+        while codes:  # nested code objects too (generator expressions, inner functions)
+            code = codes.pop()
+            words.update(code.co_names)
+            codes += [c for c in code.co_consts if isinstance(c, CodeType)]
+        for word in words:
+            obj = py.__globals__.get(word)
+            if isinstance(obj, ModuleType):  # ``module.function``
+                todo += [v for w in words if isinstance(v := getattr(obj, w, None), Dispatcher)]
+            elif isinstance(obj, Dispatcher):
+                todo.append(obj)
+    return seen

@@ -3,10 +3,10 @@
 A fresh install has an empty numba cache, so each method's first fit compiles its
 kernels (seconds to tens of seconds, ``benchmarks/results/coldstart.md``). Warm-up
 fits tiny problems through the paths most users take -- every estimator's default
-method on dense and sparse data, and ``cdlearn.solve`` with primal and dual CD --
-so that later processes load the kernels from the cache (``NUMBA_CACHE_DIR``, else
-``__pycache__`` next to the sources) instead of compiling them. ``make install``
-runs it.
+method on dense and sparse data, and ``cdlearn.solve`` with primal and dual CD and
+l1-logistic ws-cd -- so that later processes load the kernels from the cache
+(``NUMBA_CACHE_DIR``, else ``__pycache__`` next to the sources) instead of compiling
+them. ``make install`` runs it.
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ def _paths():
         paths.append((f"solve logistic/l2 {solver} (sparse)",
                       lambda X=X, y=y_pm, s=solver: solve(X, y, loss="logistic", penalty="l2",
                                                           lam=0.01, solver=s, max_epochs=5)))
+    # ws-cd has one kernel for the squared loss (the Lasso above) and one for the others
+    paths.append(("solve logistic/l1 ws-cd (sparse)",
+                  lambda X=X, y=y_pm: solve(X, y, loss="logistic", penalty="l1", lam=0.01,
+                                            solver="ws-cd", max_epochs=5)))
     return paths
 
 

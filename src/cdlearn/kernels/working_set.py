@@ -9,12 +9,20 @@ descent", AISTATS; as in celer/skglm): ``c = (UUᵀ)⁻¹1 / 1ᵀ(UUᵀ)⁻¹1``
 ``U`` the successive differences. The margins are extrapolated with the same
 weights (``z`` is affine in ``(w, b)`` and ``Σ c = 1``), so no pass over the
 columns is needed, and the point is accepted only if it lowers the objective.
+
+Two kernels, :func:`ws_inner_solve_squared` and :func:`ws_inner_solve` (the
+other losses), sharing the extrapolation helpers: numba compiles every function
+a kernel can reach, whatever the loss code at run time, so one kernel for all
+losses made a Lasso's first fit compile the logistic and Newton steps too
+(issue 22: 61 functions, ~20 s of compilation with an empty cache).
 """
+
+import math
 
 import numpy as np
 from numba import njit
 
-from cdlearn.losses import LOGISTIC, SQUARED, loss_derivative, loss_value
+from cdlearn.losses import LOGISTIC, loss_derivative, loss_value
 from cdlearn.penalties import coordinate_prox_step, coordinate_violation
 
 from .primal_cd import (
@@ -23,7 +31,6 @@ from .primal_cd import (
     _logistic_newton_step,
     _newton_step,
     _residual_gradient,
-    intercept_step,
     logistic_error_probabilities,
 )
 from .views import slice_axpy
@@ -47,6 +54,7 @@ def support_margins(data, indices, indptr, w, b, z):
     return entries
 
 
+# ------------------------------------------------------------------ squared loss
 @njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
 def _dense_residual_dot(data, start, n, r):
     """Σ_i r_i X_ij over a dense column (unit weights).
@@ -61,23 +69,78 @@ def _dense_residual_dot(data, start, n, r):
 
 
 @njit(cache=True)
-def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, unit, inv_n, lj, cube,
-                     l1, l2, loss_code, positive):
-    """One coordinate step on j, applied in place; returns ``(delta, entries)``.
+def _squared_step(data, indices, indptr, j, r, w, sw, unit, inv_n, lj, l1, l2, positive):
+    """Exact minimisation along j (no line search), applied to ``w`` and the residual
+    ``r``; returns ``(delta, entries)``."""
+    if unit and indices.shape[0] == 0:
+        g = _dense_residual_dot(data, u64(indptr[j]), u64(r.shape[0]), r) * inv_n
+    else:
+        g = _residual_gradient(data, indices, indptr, j, r, sw, unit) * inv_n
+    wj = w[j]
+    delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
+    if delta != 0.0:
+        w[j] = wj + delta
+        slice_axpy(data, indices, indptr, j, delta, r)
+    return delta, indptr[j + 1] - indptr[j]
 
-    For the squared loss ``z`` is the residual ``Xw + b - y`` (see :func:`ws_inner_solve`).
-    """
-    if loss_code == SQUARED:  # exact minimisation, no line search
-        if unit and indices.shape[0] == 0:
-            g = _dense_residual_dot(data, u64(indptr[j]), u64(z.shape[0]), z) * inv_n
-        else:
-            g = _residual_gradient(data, indices, indptr, j, z, sw, unit) * inv_n
-        wj = w[j]
-        delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
-        if delta != 0.0:
-            w[j] = wj + delta
-            slice_axpy(data, indices, indptr, j, delta, z)
-        return delta, indptr[j + 1] - indptr[j]
+
+@njit(cache=True)
+def _weighted_sum(sw, r):
+    acc = 0.0
+    for i in range(r.shape[0]):
+        acc += sw[i] * r[i]
+    return acc
+
+
+@njit(cache=True)
+def _squared_intercept_update(r, sw, inv_n, intercept, intercept_lips):
+    """The exact intercept step (``L = Σ s_i / n``), applied to ``r``; returns n."""
+    delta = -_weighted_sum(sw, r) * inv_n / intercept_lips
+    if delta != 0.0:
+        intercept[0] += delta
+        for i in range(r.shape[0]):
+            r[i] += delta
+    return r.shape[0]
+
+
+@njit(cache=True)
+def _squared_violation(data, indices, indptr, ws, r, w, sw, unit, inv_n, l1, l2,
+                       fit_intercept, positive):
+    """:func:`ws_violation` of the squared loss, from the residual ``r``."""
+    viol = 0.0
+    entries = 0
+    for t in range(ws.shape[0]):
+        j = ws[t]
+        entries += indptr[j + 1] - indptr[j]
+        g = _residual_gradient(data, indices, indptr, j, r, sw, unit) * inv_n
+        viol = max(viol, coordinate_violation(w[j], g, l1, l2, positive))
+    if fit_intercept:
+        viol = max(viol, abs(_weighted_sum(sw, r)) * inv_n)
+    return viol, entries
+
+
+@njit(cache=True)
+def _ws_penalty(w, ws, l1, l2):
+    pen = 0.0
+    for t in range(ws.shape[0]):
+        v = w[ws[t]]
+        pen += l1 * abs(v) + 0.5 * l2 * v * v
+    return pen
+
+
+@njit(cache=True)
+def _squared_objective(r, sw, w, ws, l1, l2, inv_n):
+    acc = 0.0
+    for i in range(r.shape[0]):
+        acc += sw[i] * (0.5 * r[i] * r[i])
+    return acc * inv_n + _ws_penalty(w, ws, l1, l2)
+
+
+# ------------------------------------------------------------------ other losses
+@njit(cache=True)
+def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj, cube,
+                     l1, l2, loss_code, positive):
+    """One proximal Newton step on j, applied in place; returns ``(delta, entries)``."""
     if loss_code == LOGISTIC:
         return _logistic_newton_step(data, indices, indptr, j, z, perr, w, y, sw, inv_n, lj,
                                      cube[j], l1, l2, positive)
@@ -87,24 +150,27 @@ def _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw, unit, inv_n, l
 
 @njit(cache=True)
 def _intercept_update(z, perr, y, sw, loss_code, inv_n, intercept, intercept_lips):
-    """One 1/L step on the intercept (exact for the squared loss); returns entries (n)."""
+    """One 1/L step on the intercept; returns entries (n)."""
     n = z.shape[0]
-    if loss_code != LOGISTIC:
-        return intercept_step(z, y, sw, loss_code, inv_n, intercept, intercept_lips)
     g = 0.0
-    for i in range(n):
-        g -= sw[i] * y[i] * perr[i]
+    if loss_code == LOGISTIC:  # φ' = -y p from the cache
+        for i in range(n):
+            g -= sw[i] * y[i] * perr[i]
+    else:
+        for i in range(n):
+            g += sw[i] * loss_derivative(loss_code, z[i], y[i])
     delta = -g * inv_n / intercept_lips
     if delta != 0.0:
         intercept[0] += delta
         for i in range(n):
             z[i] += delta
-        logistic_error_probabilities(z, y, perr)
+        if loss_code == LOGISTIC:
+            logistic_error_probabilities(z, y, perr)
     return n
 
 
 @njit(cache=True)
-def ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit, inv_n, l1, l2,
+def ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, inv_n, l1, l2,
                  loss_code, fit_intercept, positive):
     """max over the working set (and the intercept) of dist(-∇_j f, λ∂g_j(w_j)).
 
@@ -115,9 +181,7 @@ def ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit, inv_n, l1, 
     for t in range(ws.shape[0]):
         j = ws[t]
         entries += indptr[j + 1] - indptr[j]
-        if loss_code == SQUARED:  # z is the residual
-            g = _residual_gradient(data, indices, indptr, j, z, sw, unit) * inv_n
-        elif loss_code == LOGISTIC:
+        if loss_code == LOGISTIC:
             g = _logistic_gradient_curvature(data, indices, indptr, j, y, sw, perr)[0] * inv_n
         else:
             g = _column_gradient(data, indices, indptr, j, z, y, sw, loss_code, inv_n)
@@ -137,19 +201,19 @@ def _ws_objective(z, y, sw, w, ws, l1, l2, loss_code, inv_n):
     for i in range(z.shape[0]):
         if sw[i] != 0.0:
             acc += sw[i] * loss_value(loss_code, z[i], y[i])
-    pen = 0.0
-    for t in range(ws.shape[0]):
-        v = w[ws[t]]
-        pen += l1 * abs(v) + 0.5 * l2 * v * v
-    return acc * inv_n + pen
+    return acc * inv_n + _ws_penalty(w, ws, l1, l2)
 
 
+# ------------------------------------------------------------------ extrapolation
 @njit(cache=True)
 def _anderson_weights(w_hist, k):
     """c ∝ (UUᵀ)⁻¹1 with U_r = w_hist[r+1] - w_hist[r], r < k; None-like (ok=False)
-    when the Gram matrix is singular. Gaussian elimination with partial pivoting."""
+    when the Gram matrix is singular. Gaussian elimination with partial pivoting.
+
+    Loops rather than array expressions (``c.sum()``, ``c / total``): each of those
+    is one more numba function to compile on a first fit."""
     m = w_hist.shape[1]
-    G = np.zeros((k, k + 1))  # augmented [UUᵀ | 1]
+    G = np.empty((k, k + 1))  # augmented [UUᵀ | 1], every entry written below
     for r in range(k):
         for s in range(r, k):
             acc = 0.0
@@ -158,7 +222,7 @@ def _anderson_weights(w_hist, k):
             G[r, s] = acc
             G[s, r] = acc
         G[r, k] = 1.0
-    c = np.zeros(k)
+    c = np.empty(k)
     for col in range(k):
         piv = col
         for r in range(col + 1, k):
@@ -178,10 +242,14 @@ def _anderson_weights(w_hist, k):
         for s in range(r + 1, k):
             acc -= G[r, s] * c[s]
         c[r] = acc / G[r, r]
-    total = c.sum()
-    if not (np.isfinite(total) and total != 0.0):
+    total = 0.0
+    for r in range(k):
+        total += c[r]
+    if not (math.isfinite(total) and total != 0.0):
         return c, False
-    return c / total, True
+    for r in range(k):
+        c[r] /= total
+    return c, True
 
 
 @njit(cache=True)
@@ -201,70 +269,51 @@ def _store(w_hist, z_hist, b_hist, slot, w, ws, z, b):
 
 
 @njit(cache=True)
-def _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw, intercept, l1, l2,
-                  loss_code, inv_n, z_buf, positive):
-    """Extrapolate from the k+1 stored iterates (the last one is the current point);
-    keep the extrapolated point if it lowers the objective (and, with ``positive``,
-    stays in w ≥ 0). Returns True if accepted."""
+def _extrapolate(w_hist, z_hist, b_hist, k, w, ws, z_buf, positive):
+    """Write the extrapolation of the k+1 stored iterates into ``w`` (working set) and
+    ``z_buf``; returns ``(ok, b)``, ``ok`` False (nothing written) if the weights do
+    not exist or, with ``positive``, the point leaves w ≥ 0. The caller keeps it if
+    it lowers the objective, else undoes it with :func:`_undo`."""
     c, ok = _anderson_weights(w_hist, k)
     if not ok:
-        return False
+        return False, 0.0
     if positive:
         for t in range(ws.shape[0]):
             acc = 0.0
             for r in range(k):
                 acc += c[r] * w_hist[r + 1, t]
             if acc < 0.0:
-                return False
-    n = z.shape[0]
-    for i in range(n):
+                return False, 0.0
+    for i in range(z_buf.shape[0]):
         acc = 0.0
         for r in range(k):
             acc += c[r] * z_hist[r + 1, i]
         z_buf[i] = acc
-    b_new = 0.0
+    b = 0.0
     for r in range(k):
-        b_new += c[r] * b_hist[r + 1]
-    old = _ws_objective(z, y, sw, w, ws, l1, l2, loss_code, inv_n)
-    # write the candidate coefficients into w (undone below if rejected)
+        b += c[r] * b_hist[r + 1]
     for t in range(ws.shape[0]):
         acc = 0.0
         for r in range(k):
             acc += c[r] * w_hist[r + 1, t]
         w[ws[t]] = acc
-    new = _ws_objective(z_buf, y, sw, w, ws, l1, l2, loss_code, inv_n)
-    if new < old:
-        _copy(z_buf, z)
-        intercept[0] = b_new
-        if loss_code == LOGISTIC:
-            logistic_error_probabilities(z, y, perr)
-        return True
+    return True, b
+
+
+@njit(cache=True)
+def _undo(w_hist, k, w, ws):
     for t in range(ws.shape[0]):
         w[ws[t]] = w_hist[k, t]
-    return False
 
 
+# ------------------------------------------------------------------ the kernels
 @njit(cache=True, nogil=True)
-def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cube, l1, l2,
-                   loss_code, intercept, intercept_lips, fit_intercept, tol_in, max_epochs,
-                   k, w_hist, z_hist, b_hist, z_buf, check_every, positive):
-    """Cyclic CD over the columns ``ws`` until their violation is ≤ ``tol_in``.
-
-    For the squared loss, ``z`` holds the residual ``Xw + b - y`` and ``y`` is
-    zero: a step gathers one vector instead of two (as primal CD's squared
-    kernel; the objective and the intercept step are unchanged in that form).
-
-    ``k`` = Anderson window (0: none); ``w_hist`` (k+1, |ws|), ``z_hist``
-    (k+1, n), ``b_hist`` (k+1,) and ``z_buf`` (n,) are scratch. The violation
-    is measured every ``check_every`` epochs (and after the first one); an
-    epoch that moves nothing also ends the solve. ``positive``: the steps are
-    clipped at 0 and extrapolated points outside w ≥ 0 rejected.
-    Returns ``(entries, updates, epochs, anderson_tried, anderson_accepted,
-    violation)``; entries count the columns' nonzeros per visit, line-search
-    traversals, violation checks, and n per intercept step.
-    """
-    n = y.shape[0]
-    inv_n = 1.0 / n
+def ws_inner_solve_squared(data, indices, indptr, ws, sw, unit, r, w, lips, l1, l2,
+                           intercept, intercept_lips, fit_intercept, tol_in, max_epochs,
+                           k, w_hist, z_hist, b_hist, z_buf, check_every, positive):
+    """:func:`ws_inner_solve` for the squared loss, on the residual ``r = Xw + b - y``:
+    a step gathers one vector instead of two (as primal CD's squared kernel)."""
+    inv_n = 1.0 / r.shape[0]
     entries = 0
     updates = 0
     tried = 0
@@ -274,6 +323,77 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
     epoch = 0
     if k > 0:
         # slot int64(0), not 0: a literal argument compiles a second _store
+        _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, r, intercept[0])
+        filled = 1
+    for epoch in range(1, max_epochs + 1):
+        before = updates
+        b_before = intercept[0]
+        for t in range(ws.shape[0]):
+            j = ws[t]
+            lj = lips[j]
+            if lj == 0.0:  # empty column
+                continue
+            delta, visited = _squared_step(data, indices, indptr, j, r, w, sw, unit, inv_n,
+                                           lj, l1, l2, positive)
+            entries += visited
+            updates += delta != 0.0
+        if intercept_lips > 0.0:
+            entries += _squared_intercept_update(r, sw, inv_n, intercept, intercept_lips)
+        if k > 0:
+            _store(w_hist, z_hist, b_hist, filled, w, ws, r, intercept[0])
+            filled += 1
+            if filled == k + 1:
+                tried += 1
+                old = _squared_objective(r, sw, w, ws, l1, l2, inv_n)
+                ok, b = _extrapolate(w_hist, z_hist, b_hist, k, w, ws, z_buf, positive)
+                if ok:
+                    if _squared_objective(z_buf, sw, w, ws, l1, l2, inv_n) < old:
+                        _copy(z_buf, r)
+                        intercept[0] = b
+                        accepted += 1
+                    else:
+                        _undo(w_hist, k, w, ws)
+                # the window restarts from the current (possibly extrapolated) point
+                _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, r, intercept[0])
+                filled = 1
+        # an epoch that moved nothing is a fixed point in floating point (tol_in below
+        # rounding): nothing to gain
+        still = updates == before and intercept[0] == b_before
+        if still or epoch == 1 or epoch % check_every == 0:
+            viol, visited = _squared_violation(data, indices, indptr, ws, r, w, sw, unit,
+                                               inv_n, l1, l2, fit_intercept, positive)
+            entries += visited
+            if still or viol <= tol_in:
+                break
+    return entries, updates, epoch, tried, accepted, viol
+
+
+@njit(cache=True, nogil=True)
+def ws_inner_solve(data, indices, indptr, ws, y, sw, z, perr, w, lips, cube, l1, l2,
+                   loss_code, intercept, intercept_lips, fit_intercept, tol_in, max_epochs,
+                   k, w_hist, z_hist, b_hist, z_buf, check_every, positive):
+    """Cyclic CD over the columns ``ws`` until their violation is ≤ ``tol_in``
+    (any loss but the squared one: :func:`ws_inner_solve_squared`).
+
+    ``perr`` holds σ(-y z) for the logistic loss (else unused), ``cube`` its
+    column bounds. ``k`` = Anderson window (0: none); ``w_hist`` (k+1, |ws|),
+    ``z_hist`` (k+1, n), ``b_hist`` (k+1,) and ``z_buf`` (n,) are scratch. The
+    violation is measured every ``check_every`` epochs (and after the first
+    one); an epoch that moves nothing also ends the solve. ``positive``: the
+    steps are clipped at 0 and extrapolated points outside w ≥ 0 rejected.
+    Returns ``(entries, updates, epochs, anderson_tried, anderson_accepted,
+    violation)``; entries count the columns' nonzeros per visit, line-search
+    traversals, violation checks, and n per intercept step.
+    """
+    inv_n = 1.0 / y.shape[0]
+    entries = 0
+    updates = 0
+    tried = 0
+    accepted = 0
+    filled = 0
+    viol = np.inf
+    epoch = 0
+    if k > 0:
         _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, z, intercept[0])
         filled = 1
     for epoch in range(1, max_epochs + 1):
@@ -285,8 +405,7 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
             if lj == 0.0:  # empty column
                 continue
             delta, visited = _coordinate_step(data, indices, indptr, j, z, perr, w, y, sw,
-                                              unit, inv_n, lj, cube, l1, l2, loss_code,
-                                              positive)
+                                              inv_n, lj, cube, l1, l2, loss_code, positive)
             entries += visited
             updates += delta != 0.0
         if intercept_lips > 0.0:
@@ -297,22 +416,24 @@ def ws_inner_solve(data, indices, indptr, ws, y, sw, unit, z, perr, w, lips, cub
             filled += 1
             if filled == k + 1:
                 tried += 1
-                if _try_anderson(w_hist, z_hist, b_hist, k, w, ws, z, perr, y, sw,
-                                 intercept, l1, l2, loss_code, inv_n, z_buf, positive):
-                    accepted += 1
-                # the window restarts from the current (possibly extrapolated) point
+                old = _ws_objective(z, y, sw, w, ws, l1, l2, loss_code, inv_n)
+                ok, b = _extrapolate(w_hist, z_hist, b_hist, k, w, ws, z_buf, positive)
+                if ok:
+                    if _ws_objective(z_buf, y, sw, w, ws, l1, l2, loss_code, inv_n) < old:
+                        _copy(z_buf, z)
+                        intercept[0] = b
+                        if loss_code == LOGISTIC:
+                            logistic_error_probabilities(z, y, perr)
+                        accepted += 1
+                    else:
+                        _undo(w_hist, k, w, ws)
                 _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, z, intercept[0])
                 filled = 1
-        if updates == before and intercept[0] == b_before:
-            # a fixed point in floating point (tol_in below rounding): nothing to gain
-            viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
-                                         inv_n, l1, l2, loss_code, fit_intercept, positive)
+        still = updates == before and intercept[0] == b_before
+        if still or epoch == 1 or epoch % check_every == 0:
+            viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, inv_n,
+                                         l1, l2, loss_code, fit_intercept, positive)
             entries += visited
-            break
-        if epoch == 1 or epoch % check_every == 0:
-            viol, visited = ws_violation(data, indices, indptr, ws, z, perr, w, y, sw, unit,
-                                         inv_n, l1, l2, loss_code, fit_intercept, positive)
-            entries += visited
-            if viol <= tol_in:
+            if still or viol <= tol_in:
                 break
     return entries, updates, epoch, tried, accepted, viol

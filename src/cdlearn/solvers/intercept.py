@@ -91,7 +91,14 @@ def refresh_margins(state, resync: bool) -> None:
         state.z = p.design.matvec(state.w) + state._intercept[0]
     if p.fit_intercept:
         b_old = state._intercept[0]
-        b_opt = optimal_intercept(p.loss_code, state.z - b_old, p.y, p.sample_weight, b_old)
+        if p.loss_code == SQUARED:
+            # the closed form of optimal_intercept's squared branch, in numpy: a squared
+            # fit then never compiles the kernel's Newton branch (issue 22)
+            sw = p.sample_weight
+            b_opt = float(sw @ (p.y - (state.z - b_old))) / float(sw.sum())
+        else:
+            b_opt = optimal_intercept(p.loss_code, state.z - b_old, p.y, p.sample_weight,
+                                      b_old)
         state.z += b_opt - b_old
         state._intercept[0] = b_opt
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
-from ..kernels.working_set import support_margins, ws_inner_solve
+from ..kernels.working_set import support_margins, ws_inner_solve, ws_inner_solve_squared
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
@@ -135,7 +135,6 @@ class WorkingSetState(PrimalIterate):
         self.ws_size = 0
         self._block = None  # (ws, data, indices, indptr) of the last working set
         self.z_buf = np.empty(n)
-        self.zeros = np.zeros(n if p.loss_code == SQUARED else 0)
         self.stats = dict(outer_iterations=0, inner_epochs=0, anderson_tried=0,
                           anderson_accepted=0)
 
@@ -152,6 +151,8 @@ class WorkingSetState(PrimalIterate):
         if self.logistic:  # φ' = -y σ(-yz) from the kernel's cache: no exp
             np.multiply(p.y, self.perr, out=self._deriv)
             self._deriv *= -1.0
+        elif p.loss_code == SQUARED:  # φ' = z - y, without compiling the loss-generic kernel
+            np.subtract(self.z, p.y, out=self._deriv)
         else:
             loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
@@ -216,19 +217,24 @@ class WorkingSetState(PrimalIterate):
         else:
             w_hist = z_hist = np.empty((1, 1))
             b_hist = np.empty(1)
-        squared = p.loss_code == SQUARED
-        if squared:  # the inner solve works on the residual (kernel docstring)
+        tol_in = self.ratio * viol
+        check_every = self.k if self.k > 0 else 5
+        if p.loss_code == SQUARED:  # the inner solve works on the residual (kernel docstring)
             self.z -= p.y
-        inner, updates, epochs, tried, acc, _ = ws_inner_solve(
-            data, indices, indptr, local, self.zeros if squared else p.y, p.sample_weight,
-            self.unit, self.z,
-            self.perr, w_ws, lips_ws, cube_ws, p.l1, p.l2, p.loss_code,
-            self._intercept, self.intercept_lips, p.fit_intercept, self.ratio * viol,
-            self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, self.k if self.k > 0 else 5,
-            p.positive,
-        )
-        if squared:
+            inner, updates, epochs, tried, acc, _ = ws_inner_solve_squared(
+                data, indices, indptr, local, p.sample_weight, self.unit, self.z, w_ws,
+                lips_ws, p.l1, p.l2, self._intercept, self.intercept_lips, p.fit_intercept,
+                tol_in, self.max_inner, k, w_hist, z_hist, b_hist, self.z_buf, check_every,
+                p.positive,
+            )
             self.z += p.y
+        else:
+            inner, updates, epochs, tried, acc, _ = ws_inner_solve(
+                data, indices, indptr, local, p.y, p.sample_weight, self.z, self.perr, w_ws,
+                lips_ws, cube_ws, p.l1, p.l2, p.loss_code, self._intercept,
+                self.intercept_lips, p.fit_intercept, tol_in, self.max_inner, k, w_hist,
+                z_hist, b_hist, self.z_buf, check_every, p.positive,
+            )
         if gathered:
             self.w[ws] = w_ws
         st = self.stats
