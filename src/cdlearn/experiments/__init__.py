@@ -426,8 +426,10 @@ def summary_table(results_dir: str | Path, *, link_prefix: str = "") -> str:
             f"`{r.id}`", _cell(r.claim), _cell(r.ours), verdict, reason,
             _seconds(timing, "quick"), _seconds(timing, "full"), r.mode)) + " |")
     tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
-    missing = [i for i in experiment_ids() if i not in {r.id for r in rows}]
-    text = "\n".join(lines) + f"\n\n{len(rows)} of {len(experiment_ids())} IDs: {tally}."
+    # the built-in table and what is registered, without importing every module
+    known = sorted(set(_LAZY) | set(EXPERIMENTS))
+    missing = [i for i in known if i not in {r.id for r in rows}]
+    text = "\n".join(lines) + f"\n\n{len(rows)} of {len(known)} IDs: {tally}."
     if missing:
         text += " No verdict yet: " + ", ".join(f"`{i}`" for i in missing) + "."
     return text + "\n"
