@@ -4,8 +4,8 @@ Every ``benchmarks/results/**/*.md`` and ``tests_sklearn/results/report.md``
 gets a page ``generated/<slug>.md`` that *includes* the file (myst's
 ``include``), so the site shows what the file says today: a new result file
 appears on its own, nothing is copied by hand. The plots written beside a file
-(``<stem>*.png``; for a ``results.md``, every PNG of its folder that belongs to
-no other file) are shown under it. A file whose name starts with a
+(``<stem>*.png``; for a ``results.md``, or a run's ``note.md`` / ``README.md``,
+every PNG of its folder that belongs to no other file) are shown under it. A file whose name starts with a
 ``cdlearn reproduce`` experiment id, or that sits in a folder named after one
 (``benchmarks/results/reproductions/<ID>/note.md``), is listed under the
 reproductions. The agreement table ``benchmarks/results/reproductions/summary.md``
@@ -49,7 +49,7 @@ def collect(root: Path) -> list[Path]:
 def plots(path: Path) -> list[Path]:
     """The PNGs beside result file ``path`` that belong to it."""
     pngs = sorted(path.parent.glob("*.png"))
-    if path.name == "results.md":
+    if path.name in ("results.md", "note.md", "README.md"):  # a run folder: all its plots
         others = [m.stem for m in path.parent.glob("*.md") if m != path]
         return [p for p in pngs if not any(p.stem.startswith(o) for o in others)]
     return [p for p in pngs if p.stem.startswith(path.stem)]

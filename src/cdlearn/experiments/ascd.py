@@ -422,8 +422,8 @@ def run_fig2(out_dir: Path, full: bool) -> Path:
         f_ref[name] = min([f_ref[name], *lows])
 
     titles = {
-        "a": f"(a) ridge, n={n_ridge}, d={m}, λ'={lam_ridge:g}, g2 ε={FIG2_EPS:g}",
-        "b": f"(b) lasso, n={n_lasso}, d={m}, λ'={lasso_frac:g}·λ'max, g2 ε={FIG2_EPS:g}",
+        "a": f"(a) ridge, n={n_ridge}, d={m}\nλ'={lam_ridge:g}, g2 ε={FIG2_EPS:g}",
+        "b": f"(b) lasso, n={n_lasso}, d={m}\nλ'={lasso_frac:g}·λ'max, g2 ε={FIG2_EPS:g}",
         "c": "(c) lasso: initialisation ∇f vs r0 = ∞",
         "d": "(d) ridge: g2 oracle accuracy ε",
         "e": "(e) lasso, fixed step 1/max L_j",
