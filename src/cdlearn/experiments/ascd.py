@@ -188,7 +188,8 @@ def _panel(ax, ax_act, runs, f_star, title, d):
         color = COLORS[label] if label in COLORS else next(extra)
         style = "--" if "∞" in label else "-"
         hit = _time_to(ep, sub)
-        full_label = f"{label}: " + ("not at 1e-6" if hit is None else f"1e-6 at {hit:.0f} ep.")
+        when = "not at 1e-6" if hit is None else f"1e-6 at {hit:.{1 if hit < 10 else 0}f} ep."
+        full_label = f"{label}: {when}"
         ax.plot(ep[keep], sub[keep], style, color=color, label=full_label, lw=1.5)
         ax_act.plot(ep[1:], res.trace["active"][1:], style, color=color, label=label, lw=1.2)
     ax.axhline(TARGET, color="k", lw=0.5, ls=":")
