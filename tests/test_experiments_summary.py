@@ -172,6 +172,30 @@ def test_run_records_time_and_drops_a_stale_verdict(tmp_path, monkeypatch):
     assert set(_table_rows(path.read_text(encoding="utf-8"))) == {"toy-ok"}
 
 
+def test_cli_all_runs_every_id_then_summary(tmp_path, monkeypatch, capsys):
+    import cdlearn.experiments as experiments
+    from cdlearn.cli import main
+
+    def ok(out_dir, full):
+        write_verdict(out_dir, exp_id="toy-ok", claim="c", ours="o", verdict="agrees",
+                      reason="r", full=full)
+        return out_dir
+
+    def broken(out_dir, full):
+        raise RuntimeError("solver diverged")
+
+    monkeypatch.setitem(EXPERIMENTS, "toy-ok", Experiment("toy-ok", "t", "p", ok))
+    monkeypatch.setitem(EXPERIMENTS, "toy-broken", Experiment("toy-broken", "t", "p", broken))
+    monkeypatch.setattr(experiments, "experiment_ids", lambda: ["toy-broken", "toy-ok"])
+    assert main(["reproduce", "--all", "--full", "-o", str(tmp_path)]) == 1
+    out, err = capsys.readouterr()
+    assert "toy-broken: failed: RuntimeError: solver diverged" in out
+    assert "toy-ok: done" in out
+    assert "1 experiment(s) failed: toy-broken" in err
+    rows = _table_rows((tmp_path / "summary.md").read_text(encoding="utf-8"))
+    assert list(rows) == ["toy-ok"] and rows["toy-ok"][5:] == ["not run", "0 s", "full"]
+
+
 def test_anchor_matches_heading_slugs():
     assert anchor("Checks against the paper's claims") == "checks-against-the-papers-claims"
     assert anchor("Paper vs ours") == "paper-vs-ours"
