@@ -201,3 +201,22 @@ def test_anchor_matches_heading_slugs():
     assert anchor("Paper vs ours") == "paper-vs-ours"
     assert anchor("Passes to reach a relative suboptimality (primal / dual)") == (
         "passes-to-reach-a-relative-suboptimality-primal--dual")
+
+
+def test_docs_summary_page_points_links_at_the_notes_pages(tmp_path):
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    sys.path.insert(0, str(docs))
+    try:
+        from _ext.results import SUMMARY, summary_page
+    finally:
+        sys.path.remove(str(docs))
+    folder = tmp_path / Path(SUMMARY).parent
+    _verdict(folder, "faceoff-fig3", "partly", reason="bounds hold")
+    (folder / "faceoff-fig3" / "note.md").write_text("# note\n\n## Findings\n\nx\n")
+    _verdict(folder, "dgpd-fig1", "no")  # its note.md is missing: the link is left alone
+    write_summary(folder)
+    page = summary_page(tmp_path)
+    assert page.startswith("# Reproductions: agreement with the papers\n")
+    assert ("bounds hold ([evidence](benchmarks-results-reproductions-faceoff-fig3-note.md"
+            "#findings))") in page
+    assert "([evidence](dgpd-fig1/note.md#findings))" in page
