@@ -79,6 +79,10 @@ def test_fig1_quick(tmp_path):
     # ρ grows with T∞ (bad coordinates stay out longer)
     assert num(rows[0]["steady_mean_rho"]) < num(rows[1]["steady_mean_rho"]) \
         < num(rows[2]["steady_mean_rho"])
+    verdict = read_verdict(folder, "ascd-fig1")
+    assert verdict["verdict"] == "agrees"
+    diffs = [num(r["steady_mean_rho"]) - num(r["bound_28"]) for r in rows]
+    assert verdict["ours"].startswith("steady ρ − (28): " + ", ".join(f"{d:+.3f}" for d in diffs))
 
 
 def test_fig2_quick(tmp_path):
@@ -118,6 +122,11 @@ def test_fig2_quick(tmp_path):
     # every run ends at the same optimum
     for r in s.values():
         assert num(r["final_subopt"]) < 1e-6
+    verdict = read_verdict(folder, "ascd-fig2")
+    ratios = [num(s[p, "ASCD"]["epochs_to_1e6"]) / num(s[p, "UCD"]["epochs_to_1e6"])
+              for p in "ab"]
+    assert verdict["ours"] == f"epochs to 1e-6, ASCD/UCD: (a) {ratios[0]:.2f}, (b) {ratios[1]:.2f}"
+    assert verdict["verdict"] == "agrees"
 
 
 def test_fig3_quick(tmp_path, with_data):
@@ -139,6 +148,8 @@ def test_fig3_quick(tmp_path, with_data):
         assert num(s["d", f"ASCD {oracle}"]["epochs_to_1e6"]) < 0.5 * ucd
     assert num(s["d", "ASCD g1 (exact)"]["epochs_to_1e6"]) <= num(
         s["d", "ASCD g4 (uniform)"]["epochs_to_1e6"])
+    verdict = read_verdict(folder, "ascd-fig3")
+    assert verdict["verdict"] == "agrees" and "RCV1 not available" in verdict["reason"]
 
 
 def test_fig4_quick(tmp_path):
@@ -161,6 +172,18 @@ def test_fig4_quick(tmp_path):
     assert "reproduces the path" in note
     err = float(note.split("at the epoch ends = ")[1].split(".\n")[0])
     assert err < 1e-10
+    verdict = read_verdict(folder, "ascd-fig4")
+    assert verdict["verdict"] == "agrees"
+    assert f"max {max(ratio[2 * n:]):.2f}; SCD/UCD iterations to 1e-6: {t_scd / t_ucd:.2f}" in (
+        verdict["ours"])
+
+
+def read_verdict(folder, exp_id):
+    import json
+
+    verdict = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["id"] == exp_id and verdict["mode"] == "quick"
+    return verdict
 
 
 @pytest.mark.slow

@@ -4,9 +4,13 @@ Every ``benchmarks/results/**/*.md`` and ``tests_sklearn/results/report.md``
 gets a page ``generated/<slug>.md`` that *includes* the file (myst's
 ``include``), so the site shows what the file says today: a new result file
 appears on its own, nothing is copied by hand. The plots written beside a file
-(``<stem>*.png``; for a ``results.md``, every PNG of its folder that belongs to
-no other file) are shown under it. A file whose name starts with a
-``cdlearn reproduce`` experiment id is listed under the reproductions.
+(``<stem>*.png``; for a ``results.md``, or a run's ``note.md`` / ``README.md``,
+every PNG of its folder that belongs to no other file) are shown under it. A file whose name starts with a
+``cdlearn reproduce`` experiment id, or that sits in a folder named after one
+(``benchmarks/results/reproductions/<ID>/note.md``), is listed under the
+reproductions. The agreement table ``benchmarks/results/reproductions/summary.md``
+(written by ``cdlearn reproduce --summary``) comes first there, with its links to
+the notes' evidence pointed at the notes' pages.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import re
 from pathlib import Path
 
 SOURCES = [("benchmarks/results", "**/*.md"), ("tests_sklearn/results", "report.md")]
+SUMMARY = "benchmarks/results/reproductions/summary.md"
 
 
 def _experiment_ids() -> list[str]:
@@ -44,10 +49,35 @@ def collect(root: Path) -> list[Path]:
 def plots(path: Path) -> list[Path]:
     """The PNGs beside result file ``path`` that belong to it."""
     pngs = sorted(path.parent.glob("*.png"))
-    if path.name == "results.md":
+    if path.name in ("results.md", "note.md", "README.md"):  # a run folder: all its plots
         others = [m.stem for m in path.parent.glob("*.md") if m != path]
         return [p for p in pngs if not any(p.stem.startswith(o) for o in others)]
     return [p for p in pngs if p.stem.startswith(path.stem)]
+
+
+def _slug(rel: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".md")).strip("-").lower()
+
+
+def summary_page(root: Path) -> str:
+    """The agreement table's page: the summary file with every relative link
+    ``ID/file.md#anchor`` pointed at the generated page of that note."""
+    path = root / SUMMARY
+    folder = path.parent.relative_to(root).as_posix()
+    text = path.read_text(encoding="utf-8")
+
+    def relink(m: re.Match) -> str:
+        target, anchor = m.group(2), m.group(3) or ""
+        if not (path.parent / target).is_file():
+            return m.group(0)
+        return f"]({_slug(f'{folder}/{target}')}.md{anchor})"
+
+    text = re.sub(r"\]\((([\w.-]+/[\w./-]+\.md))(#[\w-]+)?\)", relink, text)
+    title, start = _title_and_start(text, SUMMARY)
+    body = "\n".join(text.splitlines()[start:])
+    return (f"# {title}\n\nGenerated at build time from `{SUMMARY}` (written by "
+            "`cdlearn reproduce --summary`; regenerate it, do not edit this page).\n"
+            + body + "\n")
 
 
 def write_pages(root: Path, srcdir: Path) -> list[str]:
@@ -60,7 +90,11 @@ def write_pages(root: Path, srcdir: Path) -> list[str]:
     groups: dict[str, list[str]] = {"benchmarks": [], "reproductions": [], "sklearn": []}
     for path in collect(root):
         rel = path.relative_to(root).as_posix()
-        slug = re.sub(r"[^A-Za-z0-9]+", "-", rel.removesuffix(".md")).strip("-").lower()
+        slug = _slug(rel)
+        if rel == SUMMARY:
+            (out / f"{slug}.md").write_text(summary_page(root), encoding="utf-8")
+            groups["reproductions"].insert(0, slug)
+            continue
         title, start = _title_and_start(path.read_text(encoding="utf-8"), rel)
         include = os.path.relpath(path, out).replace(os.sep, "/")
         options = [":heading-offset: 1", ":relative-images:"]
@@ -76,7 +110,7 @@ def write_pages(root: Path, srcdir: Path) -> list[str]:
             encoding="utf-8")
         if rel.startswith("tests_sklearn"):
             groups["sklearn"].append(slug)
-        elif any(path.stem.startswith(i) for i in ids):
+        elif any(path.stem.startswith(i) for i in ids) or path.parent.name in ids:
             groups["reproductions"].append(slug)
         else:
             groups["benchmarks"].append(slug)

@@ -314,6 +314,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
     p.add_argument("--full", action="store_true",
                    help="the paper's full sizes (slow) instead of the quick version")
+    p.add_argument("--all", action="store_true",
+                   help="run every experiment, then write the summary")
+    p.add_argument("--summary", action="store_true",
+                   help="write DIR/summary.md, the agreement table of the verdicts in DIR, "
+                        "and print it")
     p.add_argument("-o", "--output", metavar="DIR", default=None,
                    help="output directory (default: ./cdlearn-results)")
     p.set_defaults(func=cmd_reproduce)
@@ -955,8 +960,28 @@ def cmd_faceoff(args) -> int:
 
 # =========================================================================== reproduce
 def cmd_reproduce(args) -> int:
-    from .experiments import experiment_ids, experiment_status, run_experiment
+    from .experiments import (
+        DEFAULT_OUT_DIR,
+        experiment_ids,
+        experiment_status,
+        run_all,
+        run_experiment,
+        write_summary,
+    )
 
+    if sum(map(bool, (args.list, args.all, args.summary, args.id))) > 1:
+        raise UsageError("give one of ID, --list, --all or --summary")
+    if args.summary:
+        path = write_summary(DEFAULT_OUT_DIR if args.output is None else args.output)
+        _say(path.read_text(encoding="utf-8").rstrip())
+        return 0
+    if args.all:
+        path, failed = run_all(args.output, full=args.full, log=_say)
+        _say(path.read_text(encoding="utf-8").rstrip())
+        if failed:
+            _error_line(f"error: {len(failed)} experiment(s) failed: {', '.join(failed)}")
+            return EXIT_ERROR
+        return 0
     if args.list:
         ids = experiment_ids()
         width = max(len(i) for i in ids)
@@ -967,7 +992,8 @@ def cmd_reproduce(args) -> int:
                 _say(f"{'':<{width}}  {'':<13}  ({detail.split(': ', 1)[-1]})")
         return 0
     if not args.id:
-        raise UsageError("give an experiment ID or --list (see 'cdlearn reproduce --help')")
+        raise UsageError("give an experiment ID, --list, --all or --summary "
+                         "(see 'cdlearn reproduce --help')")
     t0 = time.perf_counter()
     folder = run_experiment(args.id, args.output, full=args.full)
     _say(f"{args.id}: done in {time.perf_counter() - t0:.1f} s; results in {folder}")

@@ -10,16 +10,22 @@ global backend or figure list (so importing this module in a notebook is harmles
 * :func:`reference_value` -- ``P*`` estimated from traces (lowest primal seen);
 * :func:`traces_to_csv` -- all traces in one long CSV with a ``method`` column;
 * :func:`comparison_table` -- markdown table of several :class:`~cdlearn.SolveResult`;
-* :func:`write_markdown` -- a small markdown file from a title and sections.
+* :func:`write_markdown` -- a small markdown file from a title and sections;
+* :func:`styled`, :func:`panels`, :func:`label_axes`, :func:`save_figure` -- the one
+  plotting style of the paper reproductions (``cdlearn reproduce``): same fonts,
+  panel size, resolution, titles and labelled axes with units in every figure.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+import matplotlib
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -30,8 +36,14 @@ __all__ = [
     "SUBOPT_LABEL",
     "GAP_LABEL",
     "X_LABELS",
+    "anchor",
     "comparison_table",
+    "label_axes",
+    "legend_below",
     "new_figure",
+    "panels",
+    "save_figure",
+    "styled",
     "plot_comparison",
     "plot_suboptimality",
     "reference_value",
@@ -46,6 +58,86 @@ X_LABELS = {"passes": "passes over the data (nnz(X) entries touched)", "seconds"
 
 #: smallest value shown on a log axis (points at or below it are dropped)
 FLOOR = 1e-16
+
+
+#: the reproductions' style: applied by :func:`styled` around a whole run, so that
+#: every text, tick and line a run draws takes it (matplotlib reads rcParams when an
+#: artist is created); the global rcParams are restored afterwards
+STYLE = {
+    "font.size": 9.0, "axes.titlesize": 10.0, "axes.labelsize": 9.0,
+    "xtick.labelsize": 8.0, "ytick.labelsize": 8.0, "legend.fontsize": 8.0,
+    "figure.titlesize": 11.0, "axes.grid": True, "grid.alpha": 0.3,
+    "axes.grid.which": "major", "lines.linewidth": 1.5, "lines.markersize": 3.0,
+    "legend.framealpha": 0.85, "axes.titlelocation": "center",
+}
+PANEL_SIZE = (4.4, 3.4)  #: inches per panel
+DPI = 110
+
+
+def styled(run):
+    """Decorator: run ``run(*args)`` with :data:`STYLE` in effect (and only then)."""
+    @functools.wraps(run)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context(STYLE):
+            return run(*args, **kwargs)
+
+    return wrapper
+
+
+def panels(nrows: int = 1, ncols: int = 1, *, panel=PANEL_SIZE, extra_height: float = 0.0,
+           **kwargs):
+    """``(fig, axes)``: a figure of ``nrows x ncols`` panels of :data:`PANEL_SIZE` each
+    (``axes`` is always 2-D); ``extra_height`` inches for a legend row or suptitle."""
+    fig = new_figure(figsize=(panel[0] * ncols, panel[1] * nrows + extra_height))
+    axes = np.array(fig.subplots(nrows, ncols, squeeze=False, **kwargs))
+    return fig, axes
+
+
+def label_axes(ax, *, title: str | None = None, xlabel: str | None = None,
+               ylabel: str | None = None, xlog: bool = False, ylog: bool = False,
+               legend: bool | str = False):
+    """Title, axis labels (with units) and log scales of one panel, in the one style.
+
+    Log axes are plain ``log`` (never ``symlog``): points at or below 0 are not
+    drawn, so the caller drops them (and says so in the caption if it matters).
+    """
+    if xlog:
+        ax.set_xscale("log")
+    if ylog:
+        ax.set_yscale("log")
+    if title:
+        ax.set_title(title)
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    if legend:
+        ax.legend(loc="best" if legend is True else legend)
+    return ax
+
+
+def legend_below(fig, ax, ncol: int | None = None) -> None:
+    """One legend for the whole figure, below the panels (it never hides a curve),
+    in the order the curves of ``ax`` were drawn."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center",
+                   ncol=ncol or min(len(labels), 5), frameon=False)
+
+
+def save_figure(fig, path) -> Path:
+    """Save ``fig`` as PNG at the reproductions' resolution; return the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=DPI)
+    return path
+
+
+def anchor(heading: str) -> str:
+    """The ``#anchor`` of a ``## heading`` as GitHub and MyST slug it (lower case,
+    punctuation dropped, spaces to hyphens), for links into a note."""
+    slug = re.sub(r"[^\w\- ]", "", heading.strip().lower())
+    return slug.replace(" ", "-")
 
 
 def new_figure(figsize=(6, 4)) -> Figure:
@@ -73,15 +165,18 @@ def relative_suboptimality(trace: Trace, f_star: float) -> np.ndarray:
     return (primal - f_star) / denom
 
 
-def _curve(trace: Trace, f_star: float | None, x: str):
+def _curve(trace: Trace, f_star: float | None, x: str, xlog: bool = False):
     xs = trace[x]
     ys = trace["gap"] if f_star is None else relative_suboptimality(trace, f_star)
     keep = np.isfinite(ys) & (ys > FLOOR) & np.isfinite(xs)
+    if xlog:
+        keep &= xs > 0
     return xs[keep], ys[keep]
 
 
 def plot_suboptimality(traces: Mapping[str, Trace], f_star: float | None = None, x: str = "passes",
-                       ax=None, title: str | None = None, legend: bool | str = True):
+                       ax=None, title: str | None = None, legend: bool | str = True,
+                       xlog: bool = False):
     """Plot the convergence of several runs on one log-scale axis.
 
     Parameters
@@ -96,6 +191,8 @@ def plot_suboptimality(traces: Mapping[str, Trace], f_star: float | None = None,
     ax : matplotlib Axes, optional (a new figure otherwise)
     title : str, optional
     legend : True (``loc="best"``), False, or a matplotlib ``loc`` string
+    xlog : bool
+        A log x-axis (the starting point at x = 0 is then not drawn).
 
     Returns
     -------
@@ -108,7 +205,7 @@ def plot_suboptimality(traces: Mapping[str, Trace], f_star: float | None = None,
     markers = "os^vDP*Xh<>"
     drawn = False
     for k, (label, trace) in enumerate(traces.items()):
-        xs, ys = _curve(trace, f_star, x)
+        xs, ys = _curve(trace, f_star, x, xlog)
         if xs.size == 0:
             continue
         ax.plot(xs, ys, label=label, marker=markers[k % len(markers)], linewidth=1.6,
@@ -119,7 +216,9 @@ def plot_suboptimality(traces: Mapping[str, Trace], f_star: float | None = None,
     ax.set_ylabel(GAP_LABEL if f_star is None else SUBOPT_LABEL)
     ax.grid(True, which="major", alpha=0.35)
     ax.grid(True, which="minor", alpha=0.12)
-    if x == "passes":
+    if xlog:
+        ax.set_xscale("log")
+    elif x == "passes":
         ax.set_xlim(left=0)
     if title:
         ax.set_title(title)
