@@ -554,9 +554,11 @@ def run_fig2(out_dir: Path, full: bool) -> Path:
     for ax, dname in zip(axes, dnames, strict=True):
         for meth in methods:
             arr = np.array([c[2:4] for c in curves if c[0] == dname and c[1] == meth])
-            ax.semilogy(arr[:, 0] * n, np.maximum(arr[:, 1], 1e-18), label=meth)
+            keep = arr[:, 1] > 0
+            ax.semilogy(arr[keep, 0] * n, arr[keep, 1], label=meth.replace("a=", "α = "))
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(0, 0))
         ax.set_xlabel("iterations k (FG: iterations × n)")
-        ax.set_ylabel("(F(x_k) - F*)/(F(0) - F*)")
+        ax.set_ylabel("(F(x_k) − F*)/(F(0) − F*)")
         ax.set_title(dname)
         ax.legend(fontsize="small")
     fig.savefig(out_dir / "fig2.png", dpi=120)
