@@ -391,9 +391,13 @@ def run_table5(out_dir: Path, full: bool) -> Path:
             pts = sorted(PAPER_TABLE5[s].items())
             ax.loglog(*zip(*pts, strict=True), "x:", color="gray")
         ax.plot([], [], "x:", color="gray", label="paper (C, 2011)")
+    first = min((r for r in rows if r[5] == "run"), key=lambda r: (r[1], r[6]))
+    ax.loglog([nnzs[0], nnzs[-1]], [first[6], first[6] * nnzs[-1] / nnzs[0]], "k--", lw=0.8,
+              label="linear in ‖A‖₀ (paper: close to it)")
     ax.set_xlabel("‖A‖₀ (nonzeros of A)")
-    ax.set_ylabel("seconds per n iterations")
-    ax.legend()
+    ax.set_ylabel("CPU seconds per n iterations")
+    ax.set_title(f"m = {m:,}, n = {n:,}" + ("" if full else f" (1/{scale} of the paper's)"))
+    ax.legend(fontsize="small")
     fig.savefig(out_dir / "table5.png", dpi=120)
 
     # the paper's columns are always its own sizes (m = 10⁷, n = 10⁶, ‖A‖₀ = 1e7, 1e8, 1e9)
@@ -414,8 +418,11 @@ def run_table5(out_dir: Path, full: bool) -> Path:
     # ‖x*‖₀ has no effect: spread of CPU s over the supports at fixed ‖A‖₀ (paper: ≤ 1.38×)
     spread = max(max(r[6] for r in rows if r[1] == v and r[5] == "run")
                  / min(r[6] for r in rows if r[1] == v and r[5] == "run") for v in nnzs)
-    linear = 3.0 <= min(ratios) and max(ratios) <= 12.0
-    verdict = "agrees" if linear and spread <= 1.5 else "partly" if linear else "no"
+    # "roughly linear": 10× denser costs at least 4× (the paper's 4.3-6.9×, less 10%)
+    linear = 4.0 <= min(ratios) and max(ratios) <= 12.0
+    grows = min(ratios) >= 2.0
+    verdict = ("agrees" if linear and spread <= 1.5 else "partly" if grows and spread <= 1.5
+               else "no")
     write_verdict(out_dir, exp_id="rcdc-table5",
                   claim="time per n iterations grows ~linearly with ‖A‖₀ (10x denser: "
                         "4.3-6.9x) and does not depend on ‖x*‖₀",
@@ -423,9 +430,9 @@ def run_table5(out_dir: Path, full: bool) -> Path:
                        f"spread over ‖x*‖₀ {spread:.2f}x",
                   verdict=verdict,
                   reason=("same scaling as the paper" if verdict == "agrees" else
-                          "at 1/100 size the residual vector fits in cache and per-step "
-                          "overhead dominates; the paper's regime is the full run" if not full
-                          else "scaling or ‖x*‖₀ effect differs, see the note"),
+                          "sublinear at 1/100 size: the residual vector fits in cache and "
+                          "per-step overhead dominates; the paper's regime is the full run"
+                          if not full else "scaling or ‖x*‖₀ effect differs, see the note"),
                   full=full, evidence="note.md#result")
     body = (
         f"Run: {'full (paper size)' if full else f'quick (sizes / {scale})'}: m = {m:,}, "
@@ -440,7 +447,7 @@ def run_table5(out_dir: Path, full: bool) -> Path:
         f"the 10× denser matrix costs {min(ratios):.1f}–{max(ratios):.1f}× more "
         "(the paper: 4.3–6.9× from 1e7 to 1e8), and ‖x*‖₀ has no systematic effect, "
         f"as the paper says (largest/smallest over ‖x*‖₀ at fixed ‖A‖₀: {spread:.2f}×; the "
-        f"paper's: 1.38×). Verdict (10× denser costs 3–12×, ‖x*‖₀ spread ≤ 1.5×): "
+        f"paper's: 1.38×). Verdict (10× denser costs 4–12× agrees, ≥ 2× partly; ‖x*‖₀ spread ≤ 1.5×): "
         f"**{verdict}**.\n\n"
         "‖A‖₀ = 1e9 is **huge, not run**: A alone needs 1e9 × 12 bytes = 12 GB (float64 "
         "values + int32 row indices; 16 GB with the generator's work arrays), twice the "
