@@ -9,6 +9,7 @@ ratio is reported in its note only.
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 
 from cdlearn.experiments import experiment_status, run_experiment
+from cdlearn.experiments.verdict import VERDICTS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 NEW_IDS = ("rcdc-fig1", "rcdc-fig2", "rcdc-fig3", "rcdc-fig5", "rcdc-fig6", "rcdc-table11",
@@ -36,9 +38,17 @@ def out(tmp_path_factory):
     return tmp_path_factory.mktemp("rcdc")
 
 
+def verdict_of(folder: Path, exp_id: str) -> dict:
+    """The run's verdict.json, checked for the fields the agreement table reads."""
+    v = json.loads((folder / "verdict.json").read_text(encoding="utf-8"))
+    assert v["id"] == exp_id and v["mode"] == "quick" and v["verdict"] in VERDICTS
+    assert v["evidence"] == "note.md#result" and v["claim"] and v["ours"] and v["reason"]
+    return v
+
+
 def run(out, exp_id, csv_names, png):
     folder = run_experiment(exp_id, out, full=False)
-    for name in (*csv_names, png, "note.md"):
+    for name in (*csv_names, png, "note.md", "verdict.json"):
         assert (folder / name).is_file(), f"{name} missing in {folder}"
     data = (folder / png).read_bytes()
     assert data.startswith(PNG_MAGIC) and len(data) > 10_000
@@ -71,6 +81,7 @@ def test_fig1_power_law(out):
         assert final[(lam, 1.0)] > 1e-6
     # the stall is worse at λ = 0 than at λ = 1 (paper: "less pronounced" at λ = 1)
     assert final[(0.0, 1.0)] > final[(1.0, 1.0)]
+    assert verdict_of(folder, "rcdc-fig1")["verdict"] == "agrees"
 
 
 def test_fig2_lipschitz_distributions(out):
@@ -94,10 +105,12 @@ def test_fig2_lipschitz_distributions(out):
         assert final[(d, "RCDC a=1.0")] <= final[(d, "FG (ISTA)")] * (1 + 1e-5)
     assert note.count("a = 0 reaches 1e-10: **True**") == 4
     assert note.count("no later than FG: **True**") == 4
+    assert verdict_of(folder, "rcdc-fig2")["verdict"] == "agrees"
 
 
 def test_fig3_nonzeros(out):
-    folder, _ = run(out, "rcdc-fig3", ["fig3_summary.csv", "fig3_curves.csv"], "fig3.png")
+    folder, note = run(out, "rcdc-fig3", ["fig3_summary.csv", "fig3_curves.csv",
+                                          "fig3_x_scale.csv"], "fig3.png")
     (s,) = read_csv(folder / "fig3_summary.csv")
     curves = read_csv(folder / "fig3_curves.csv")
     support = int(curves[-1]["cn"])
@@ -105,29 +118,40 @@ def test_fig3_nonzeros(out):
     assert int(curves[-1]["nnz"]) == 100 and curves[-1]["support_equal"] == "True"
     # cn_k + iz_k = ‖x*‖₀ on every record
     assert all(int(r["cn"]) + int(r["iz"]) == 100 for r in curves)
-    # ‖x_k‖₀ overshoots (here to about 3‖x*‖₀) before settling on supp(x*)
-    assert int(s["nnz_peak"]) > 2 * support
-    # order of events as in the paper: peak, then cn_k full, then the support fixed,
-    # then the residual at 1e-14
+    # the paper's overshoot: ‖x_k‖₀ to just below n = 1,000 by ~6n, falling from ~15n
+    # (with |x*_i| ≤ 1 it peaked at 279)
+    assert int(s["nnz_peak"]) >= 850 and num(s["k_over_n_nnz_peak"]) <= 10
+    assert 10 <= num(s["k_over_n_decrease"]) <= 30
+    # order of events as in the paper: peak, cn_k full, the support fixed, the target
     assert num(s["k_over_n_nnz_peak"]) < num(s["k_over_n_cn_full"])
     assert num(s["k_over_n_cn_full"]) <= num(s["k_over_n_support_final"])
     assert num(s["k_over_n_support_final"]) < num(s["k_over_n_end"])
-    assert float(s["final_residual"]) <= 1e-14
+    # the size of x* decides the overshoot: the candidates' peaks grow with it
+    sweep = read_csv(folder / "fig3_x_scale.csv")
+    peaks = [int(r["nnz_peak"]) for r in sweep]
+    assert peaks == sorted(peaks) and peaks[0] < 400 and peaks[-1] > 900
+    # slow return to supp(x*) (~150n against the paper's 30n): "partly", from the numbers
+    v = verdict_of(folder, "rcdc-fig3")
+    assert v["verdict"] == "partly" and "peak" in v["ours"]
+    assert "the paper does not give" in note
 
 
 def test_fig5_least_squares_start(out):
     folder, note = run(out, "rcdc-fig5", ["fig5_summary.csv", "fig5_curves.csv"], "fig5.png")
     rows = read_csv(folder / "fig5_summary.csv")
-    assert all(num(r["k_over_n_to_1e-14"]) < 60 for r in rows)  # every run reaches 1e-14
+    assert all(num(r["k_over_n_to_target"]) < 600 for r in rows)  # every run reaches it
 
     def med(case, start, col="k_over_n_to_1e-5"):
         return float(np.median([num(r[col]) for r in rows
                                 if r["case"].startswith(case) and r["start"] == start]))
 
-    # measured: on the paper's (m < n) instance the minimum-norm x_LS start is slower...
-    assert med("fig4", "x0 = x_LS") > med("fig4", "x0 = 0")
-    # ...on a tall instance with small λ (x* close to x_LS) it is faster
+    # paper: x_LS gives a 4× speed-up to 1e-5 on the Figure 4 instance (was 0.77× with
+    # |x*_i| ≤ 1); measured 4.2×
+    speedup = med("fig4", "x0 = 0") / med("fig4", "x0 = x_LS")
+    assert 2.0 <= speedup <= 8.0
+    # on a tall instance with small λ (x* close to x_LS) it is faster too
     assert med("tall", "x0 = x_LS") < med("tall", "x0 = 0")
+    assert verdict_of(folder, "rcdc-fig5")["verdict"] == "agrees"
     assert "x0 = x_LS" in note
 
 
@@ -145,6 +169,7 @@ def test_fig6_segment_starts(out):
     e = {(r["lam"], r["start"]): num(r["k_over_n_to_1e-10"]) for r in rows}
     assert e[("0.01", "x0 = x_LS")] < e[("0.01", "x0 = 0")]
     assert e[("1.0", "x0 = 0")] < e[("1.0", "x0 = x_LS")]
+    assert verdict_of(folder, "rcdc-fig6")["verdict"] == "agrees"
 
 
 @pytest.fixture(scope="module")
@@ -173,6 +198,7 @@ def test_table11_accuracy_against_gamma(out, with_data, load):
         assert nnz == sorted(nnz)  # larger γ = weaker L1 = denser w
         assert max(float(r["cv_accuracy"]) for r in sub) >= 0.975
     assert "reuters-money-fx" in note and "rcv1" in note and "90%" in note
+    assert verdict_of(folder, "rcdc-table11")["verdict"] == "no data"  # rcv1 is not here
 
 
 def test_fig7_accuracy_against_passes(out, with_data, load):
@@ -185,17 +211,21 @@ def test_fig7_accuracy_against_passes(out, with_data, load):
         assert ta[1] > 0.955  # one pass already beats the majority class (94.6%)
         # paper: a good solution after 10 n iterations
         assert abs(ta[10] - ta[12]) <= 0.005 and ta[10] >= 0.968
+    assert verdict_of(folder, "rcdc-fig7")["verdict"] == "agrees"
 
 
 def test_fig4_still_runs(out):
-    """rcdc-fig4 (q-shrinking): every run reaches 1e-14; shrinking saves iterations."""
+    """rcdc-fig4 (q-shrinking): every run reaches the target; shrinking saves iterations."""
     folder = run_experiment("rcdc-fig4", out, full=False)
     rows = read_csv(folder / "fig4_summary.csv")
-    assert len(rows) == 9 and all(r["k_over_n_to_1e-14"] for r in rows)
-    it = {(r["instance"], float(r["q"])): float(r["k_over_n_to_1e-14"]) for r in rows}
+    assert len(rows) == 6 and all(r["k_over_n_to_target"] for r in rows)
+    it = {(r["instance"], float(r["q"])): float(r["k_over_n_to_target"]) for r in rows}
     for inst in {r["instance"] for r in rows}:
         assert it[(inst, 0.5)] < it[(inst, 0.0)]
-        assert it[(inst, 0.9)] < it[(inst, 0.0)]
+        assert it[(inst, 0.9)] < 0.8 * it[(inst, 0.0)]
     curves = read_csv(folder / "fig4_curves.csv")
     assert {"iz", "nnz"} <= set(curves[0])
     assert (folder / "note.md").read_text(encoding="utf-8").count("0.9-shrinking") >= 1
+    # 0.9-shrinking saves 39% of the iterations (paper: ~70% of the time): "partly"
+    assert verdict_of(folder, "rcdc-fig4")["verdict"] == "partly"
+

@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from . import register
+from .verdict import write_verdict
 
 RCDC_PAPER = ("Richtárik & Takáč, Iteration complexity of randomized block-coordinate "
               "descent methods for minimizing a composite function (Math. Prog. 2014)")
@@ -113,11 +114,12 @@ class LassoInstance:
 
 
 def make_instance(m, n, nnz, support_size, *, lam=LAM, seed=0,
-                  distribution="uniform") -> LassoInstance:
+                  distribution="uniform", x_scale=1.0) -> LassoInstance:
     """Nesterov's instance with ``nnz // n`` nonzeros per column (RCDC §6.1).
 
     ``distribution`` is the generator's ``column_distribution``: ``"uniform"`` (L_i
-    uniform in (0, 1]) or ``"natural"`` (Nesterov's original rescaling, heavy-tailed L_i).
+    uniform in (0, 1]) or ``"natural"`` (Nesterov's original rescaling, heavy-tailed L_i);
+    ``|x*_i|`` is uniform in ``(0, x_scale]`` on the support.
     """
     from ..datasets.nesterov import make_lasso_known_optimum
 
@@ -126,7 +128,7 @@ def make_instance(m, n, nnz, support_size, *, lam=LAM, seed=0,
     t0 = time.perf_counter()
     A, b, x_star, _, info = make_lasso_known_optimum(
         m, n, nnz_per_column=nnz // n, support_size=support_size, lam=lam, seed=seed,
-        column_distribution=distribution, return_info=True)
+        column_distribution=distribution, x_scale=x_scale, return_info=True)
     del b  # rebuilt on demand: the large vectors are what limits the size
     gc.collect()
     v = info["v_star"]
@@ -313,6 +315,27 @@ def _loglog_fit(x, y):
     return float(beta), float(np.exp(loga))
 
 
+def _loglog_errors(x, y, x0):
+    """Standard error of the fitted exponent β and the 95% factor of the prediction at x0.
+
+    Ordinary least squares on (log x, log y) with N points: residual variance
+    s² = Σr²/(N − 2); se(β) = s/√Sxx; the prediction at log x0 has standard error
+    s·√(1 + 1/N + (log x0 − mean)²/Sxx), so y(x0) lies within ×/÷ exp(t·se) with 95%
+    confidence (t: Student's quantile, N − 2 degrees of freedom). Needs N ≥ 3.
+    """
+    from scipy.stats import t as student
+
+    lx, ly = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    if lx.size < 3:
+        raise ValueError(f"the fit's error needs at least 3 points, got {lx.size}")
+    beta, c = np.polyfit(lx, ly, 1)
+    resid = ly - (beta * lx + c)
+    s2 = float(resid @ resid) / (lx.size - 2)
+    sxx = float(np.sum((lx - lx.mean()) ** 2))
+    se_pred = math.sqrt(s2 * (1.0 + 1.0 / lx.size + (math.log(x0) - lx.mean()) ** 2 / sxx))
+    return math.sqrt(s2 / sxx), math.exp(float(student.ppf(0.975, lx.size - 2)) * se_pred)
+
+
 # --------------------------------------------------------------------------- Table 5
 @register("rcdc-table5", title="RCDC Table 5: seconds per n iterations vs ‖A‖₀ and ‖x*‖₀",
           paper=RCDC_PAPER,
@@ -333,11 +356,17 @@ def run_table5(out_dir: Path, full: bool) -> Path:
         for nnz in nnzs:
             inst = make_instance(m, n, nnz, s, seed=0)
             alg = Algorithm4(inst, q=0.0, seed=0)
-            alg.run(passes * n)
+            # quick: milliseconds per block, so the fastest of 5 consecutive blocks of 10 n
+            # iterations (a step costs the same in every block: it reads one column)
+            wall, cpu = math.inf, math.inf
+            for _ in range(1 if full else 5):
+                w0, c0 = alg.seconds, alg.cpu_seconds
+                alg.run(passes * n)
+                wall = min(wall, alg.seconds - w0)
+                cpu = min(cpu, alg.cpu_seconds - c0)
             rel = alg.residual() / inst.f0
             paper = PAPER_TABLE5[s * scale][nnz * scale]
-            rows.append((s, nnz, alg.seconds / passes, rel, paper, "run",
-                         alg.cpu_seconds / passes))
+            rows.append((s, nnz, wall / passes, rel, paper, "run", cpu / passes))
             del alg, inst
             gc.collect()
     huge = 1_000_000_000 // scale
@@ -362,36 +391,64 @@ def run_table5(out_dir: Path, full: bool) -> Path:
             pts = sorted(PAPER_TABLE5[s].items())
             ax.loglog(*zip(*pts, strict=True), "x:", color="gray")
         ax.plot([], [], "x:", color="gray", label="paper (C, 2011)")
+    first = min((r for r in rows if r[5] == "run"), key=lambda r: (r[1], r[6]))
+    ax.loglog([nnzs[0], nnzs[-1]], [first[6], first[6] * nnzs[-1] / nnzs[0]], "k--", lw=0.8,
+              label="linear in ‖A‖₀ (paper: close to it)")
     ax.set_xlabel("‖A‖₀ (nonzeros of A)")
-    ax.set_ylabel("seconds per n iterations")
-    ax.legend()
+    ax.set_ylabel("CPU seconds per n iterations")
+    ax.set_title(f"m = {m:,}, n = {n:,}" + ("" if full else f" (1/{scale} of the paper's)"))
+    ax.legend(fontsize="small")
     fig.savefig(out_dir / "table5.png", dpi=120)
 
-    head = "| ‖x*‖₀ | " + " | ".join(f"‖A‖₀ = {v:.0e} (ours / paper)" for v in nnzs) + (
-        " | ‖A‖₀ = 1e9 (paper) |" if full else " |")
-    lines = [head, "|---" * (len(nnzs) + 1 + (1 if full else 0)) + "|"]
+    # the paper's columns are always its own sizes (m = 10⁷, n = 10⁶, ‖A‖₀ = 1e7, 1e8, 1e9)
+    size = "" if full else f" at 1/{scale} size"
+    head = ("| ‖x*‖₀ (ours) | " + " | ".join(
+        f"ours{size}: ‖A‖₀ = {v:.0e}, wall (CPU) s" for v in nnzs) + " | "
+        + " | ".join(f"paper: ‖A‖₀ = {v:.0e}" for v in (1e7, 1e8, 1e9)) + " |")
+    lines = [head, "|---" * (len(nnzs) + 4) + "|"]
     for s in supports:
         cells = []
         for nnz in nnzs:
             r = next(r for r in rows if r[0] == s and r[1] == nnz)
-            cells.append(f"{r[2]:.2f} ({r[6]:.2f}) / {r[4]:.2f}" if full
-                         else f"{r[2]:.4f} ({r[6]:.4f})")
-        if full:
-            cells.append(f"not run / {PAPER_TABLE5[s][1e9]:.2f}")
+            cells.append(f"{r[2]:.4f} ({r[6]:.4f})")
+        cells += [f"{PAPER_TABLE5[s * scale][v]:.2f}" for v in (1e7, 1e8, 1e9)]
         lines.append(f"| {s:,} | " + " | ".join(cells) + " |")
     ratios = [r[6] / next(q[6] for q in rows if q[0] == r[0] and q[1] == nnzs[0])
               for r in rows if r[1] == nnzs[1]]
+    # ‖x*‖₀ has no effect: spread of CPU s over the supports at fixed ‖A‖₀ (paper: ≤ 1.38×)
+    spread = max(max(r[6] for r in rows if r[1] == v and r[5] == "run")
+                 / min(r[6] for r in rows if r[1] == v and r[5] == "run") for v in nnzs)
+    # "roughly linear": 10× denser costs at least 4× (the paper's 4.3-6.9×, less 10%)
+    linear = 4.0 <= min(ratios) and max(ratios) <= 12.0
+    grows = min(ratios) >= 2.0
+    verdict = ("agrees" if linear and spread <= 1.5 else "partly" if grows and spread <= 1.5
+               else "no")
+    write_verdict(out_dir, exp_id="rcdc-table5",
+                  claim="time per n iterations grows ~linearly with ‖A‖₀ (10x denser: "
+                        "4.3-6.9x) and does not depend on ‖x*‖₀",
+                  ours=f"10x denser costs {min(ratios):.1f}-{max(ratios):.1f}x (CPU s); "
+                       f"spread over ‖x*‖₀ {spread:.2f}x",
+                  verdict=verdict,
+                  reason=("same scaling as the paper" if verdict == "agrees" else
+                          "sublinear at 1/100 size: the residual vector fits in cache and "
+                          "per-step overhead dominates; the paper's regime is the full run"
+                          if not full else "scaling or ‖x*‖₀ effect differs, see the note"),
+                  full=full, evidence="note.md#result")
     body = (
         f"Run: {'full (paper size)' if full else f'quick (sizes / {scale})'}: m = {m:,}, "
         f"n = {n:,}, UCDC from x0 = 0, {passes}·n iterations timed and divided by {passes} "
-        "(as the paper), one instance per cell (λ = 1, L_i uniform in (0, 1], same "
+        f"(as the paper{'' if full else '; quick: the fastest of 5 consecutive such blocks'}), "
+        "one instance per cell (λ = 1, L_i uniform in (0, 1], same "
         "nonzeros in every column). Cells: kernel wall seconds (in parentheses the CPU "
         "seconds of the kernel's thread, which do not count time lost to other jobs on "
-        "this shared machine) / the paper's seconds.\n\n" + "\n".join(lines) + "\n\n"
+        "this shared machine); the paper's seconds at its own size.\n\n"
+        + "\n".join(lines) + "\n\n"
         f"CPU seconds per n iterations grow like ‖A‖₀^{fit_b:.2f} over the measured range; "
         f"the 10× denser matrix costs {min(ratios):.1f}–{max(ratios):.1f}× more "
         "(the paper: 4.3–6.9× from 1e7 to 1e8), and ‖x*‖₀ has no systematic effect, "
-        "as the paper says.\n\n"
+        f"as the paper says (largest/smallest over ‖x*‖₀ at fixed ‖A‖₀: {spread:.2f}×; the "
+        f"paper's: 1.38×). Verdict (10× denser costs 4–12× agrees, ≥ 2× partly; ‖x*‖₀ spread ≤ 1.5×): "
+        f"**{verdict}**.\n\n"
         "‖A‖₀ = 1e9 is **huge, not run**: A alone needs 1e9 × 12 bytes = 12 GB (float64 "
         "values + int32 row indices; 16 GB with the generator's work arrays), twice the "
         "~6 GB this shared machine allows one job. "
@@ -418,13 +475,18 @@ def _vs_paper(label, wall, cpu, paper=93.0):
 TABLE6_FULL = dict(m=20_000_000, n=1_000_000, nnz=50_000_000, support=160_000)
 TABLE6_QUICK = dict(m=200_000, n=10_000, nnz=500_000, support=1_600)
 TABLE6_CHECK = {True: 0.1, False: 0.25}  # residual checked every this many passes
+#: Nesterov's original column scaling and |x*_i| up to 100: the size of x* is not given by the
+#: paper; at quick size with |x*_i| ≤ 1 ‖x_k‖₀ never overshoots ‖x*‖₀, with 100 it peaks at
+#: 0.93 n (with 1,000 at 0.98 n, but F(x0) − F* is then so large that a relative 1e-18 still
+#: leaves a stray nonzero); s/m and the nonzeros per column are the same at both sizes.
+TABLE6_GEN = dict(distribution="natural", x_scale=100.0)
 
 
 def table6_runs(full: bool, *, target_decade=18, methods=(("UCDC", 0.0, 0.0),
                                                           ("0.9-shrinking", 0.9, 15.0))):
     """Generate the Table 6 instance and run each (label, q, k0/n) to the target decade."""
     cfg = TABLE6_FULL if full else TABLE6_QUICK
-    inst = make_instance(cfg["m"], cfg["n"], cfg["nnz"], cfg["support"], seed=0)
+    inst = make_instance(cfg["m"], cfg["n"], cfg["nnz"], cfg["support"], seed=0, **TABLE6_GEN)
     runs = {}
     for label, q, k0 in methods:
         alg = Algorithm4(inst, q=q, k0_epochs=k0, seed=0)
@@ -465,41 +527,62 @@ def run_table6(out_dir: Path, full: bool) -> Path:
 
     fig = new_figure(figsize=(10, 4))
     ax1, ax2 = fig.subplots(1, 2)
+    pt = np.array(PAPER_TABLE6, dtype=float)
+    n = inst.shape[1]
+    ax1.semilogy(pt[1:, 0], 10.0 ** -pt[1:, 1], "kx:", label="UCDC (paper, n = 10⁶)")
+    ax2.plot(pt[:, 0], pt[:, 2] / 1e6, "kx:", label="UCDC (paper, n = 10⁶)")
     for label, r in runs.items():
         tr = np.array(r.trace)
         keep = tr[:, 1] > 0
-        line, = ax1.semilogy(tr[keep, 4], tr[keep, 1], label=f"{label} (ours, CPU s)")
-        ax1.semilogy(tr[keep, 3], tr[keep, 1], "--", lw=0.8, color=line.get_color(),
-                     label=f"{label} (ours, wall s)")
-        ax2.plot(tr[:, 0], tr[:, 2], label=f"{label} (ours)")
-    if full:
-        pt = np.array(PAPER_TABLE6, dtype=float)
-        ax1.semilogy(pt[:, 3], 10.0 ** -pt[:, 1], "x:", color="gray", label="UCDC (paper)")
-        ax2.plot(pt[:, 0], pt[:, 2], "x:", color="gray", label="UCDC (paper)")
-    ax1.set_xlabel("time (s, kernel only; residual checks excluded)")
+        ax1.semilogy(tr[keep, 0], tr[keep, 1], label=f"{label} (ours, n = {n:,})")
+        ax2.plot(tr[:, 0], tr[:, 2] / n, label=f"{label} (ours, n = {n:,})")
+    ax1.set_xlabel("k/n")
     ax1.set_ylabel("(F(x_k) − F*)/(F(x_0) − F*)")
+    ax1.set_title("relative residual")
     ax2.set_xlabel("k/n")
-    ax2.set_ylabel("‖x_k‖₀")
-    ax1.legend()
-    ax2.legend()
+    ax2.set_ylabel("‖x_k‖₀ / n")
+    ax2.set_title("nonzeros of x_k")
+    ax1.legend(fontsize="small")
+    ax2.legend(fontsize="small", loc="center right")
     fig.savefig(out_dir / "table6.png", dpi=120)
 
     ucdc = runs["UCDC"]
     paper = {d: (kn, nnz, sec) for kn, d, nnz, sec in PAPER_TABLE6}
     shr = runs.get("0.9-shrinking")
-    lines = ["| decade | k/n | ‖x_k‖₀ | s (cpu s) | paper k/n | paper ‖x_k‖₀ | paper s |"
+    lines = ["| decade | k/n | ‖x_k‖₀ / n | s (cpu s) | paper k/n | paper ‖x_k‖₀ / n | paper s |"
              + (" shrinking k/n | shrinking ‖x_k‖₀ | shrinking s (cpu s) |" if shr else ""),
              "|---" * (7 + (3 if shr else 0)) + "|"]
     shr_rows = {d: (kn, nnz, sec, cpu) for d, kn, _, nnz, sec, cpu in shr.rows} if shr else {}
+    n_cols = inst.shape[1]
     for d, kn, _, nnz, sec, cpu in ucdc.rows:
-        pk, pn, ps = paper.get(d, (math.nan, 0, math.nan)) if full else (math.nan, 0, math.nan)
-        line = (f"| 1e-{d} | {kn:.2f} | {nnz:,} | {sec:.1f} ({cpu:.1f}) | "
-                + (f"{pk:.2f} | {pn:,} | {ps:.1f} |" if full else "— | — | — |"))
+        pk, pn, ps = paper.get(d, (math.nan, 0, math.nan))
+        line = (f"| 1e-{d} | {kn:.2f} | {nnz / n_cols:.4f} | {sec:.1f} ({cpu:.1f}) | "
+                f"{pk:.2f} | {pn / 1e6:.4f} | " + (f"{ps:.1f} |" if full else "— |"))
         if shr:
             s = shr_rows.get(d)
             line += (f" {s[0]:.2f} | {s[1]:,} | {s[2]:.1f} ({s[3]:.1f}) |" if s
                      else " — | — | — |")
         lines.append(line)
+    # scale-free comparison with the paper: overshoot of ‖x_k‖₀ and passes to 1e-18
+    tr = np.array(ucdc.trace)
+    peak = float(tr[:, 2].max()) / n_cols
+    s_star = inst.support.size
+    settled = tr[tr[:, 2] == s_star, 0]
+    k_settle = float(settled[0]) if settled.size else math.nan
+    k18 = ucdc.rows[-1][1] if ucdc.rows[-1][0] >= 18 else math.inf
+    paper18 = PAPER_TABLE6[-1][0]
+    overshoot = peak >= 0.85
+    converges = k18 <= 1.5 * paper18 and k18 >= paper18 / 1.5 and ucdc.final_support_ok
+    verdict = "agrees" if overshoot and converges else "partly" if overshoot or converges else "no"
+    write_verdict(out_dir, exp_id="rcdc-table6",
+                  claim="UCDC: ‖x_k‖₀ rises to 0.999n, back to ‖x*‖₀ by ~35n; 1e-18 at "
+                        "35.3n (93 s)",
+                  ours=f"peak {peak:.3f}n, ‖x_k‖₀ = ‖x*‖₀ at {k_settle:.1f}n, 1e-18 at "
+                       f"{k18:.1f}n" + ("" if full else " (n = 10^4)"),
+                  verdict=verdict,
+                  reason=("overshoot and passes to 1e-18 within 1.5x of the paper's" if
+                          verdict == "agrees" else "see the note: overshoot or passes differ"),
+                  full=full, evidence="note.md#result")
     m, n = inst.shape
 
     def describe(label, r):
@@ -517,11 +600,10 @@ def run_table6(out_dir: Path, full: bool) -> Path:
         summary.append(describe("0.9-shrinking from k0 = 15n (§6.1; not used for the "
                                 "paper's Table 6)", shr))
         summary.append(
-            "- k0 = 15n is 'large enough' in §6.1's sense: UCDC's ‖x_k‖₀ has settled at "
-            "‖x*‖₀ by then on this instance (≈ 12n). With an earlier k0 the support "
-            "coordinates still at zero are drawn with probability (1 − q)/n only, 10× less "
-            "often than by UCDC, and the run stalls until they are found: with k0 = 5n the "
-            "full-size run needed 23·n iterations to reach 1e-3 (UCDC: 6.9·n).")
+            f"- UCDC's ‖x_k‖₀ first equals ‖x*‖₀ at {k_settle:.1f}·n on this instance. "
+            "Support coordinates still at zero when shrinking starts are drawn with "
+            "probability (1 − q)/n only, 10× less often than by UCDC, so k0 must be 'large "
+            "enough' (§6.1).")
     if full:
         for label, r in runs.items():
             if r.rows[-1][0] >= 18:
@@ -539,16 +621,24 @@ def run_table6(out_dir: Path, full: bool) -> Path:
         f"{wall:.0f} s of wall time including generation ({inst.gen_seconds:.1f} s) and "
         f"checks. Peak memory {_peak_rss_gb():.2f} GB.\n\n"
         + "\n".join(summary) + "\n\n" + "\n".join(lines) + "\n\n"
-        "Differences from the paper. The instance is ours (Nesterov's generator with L_i "
-        "uniform in (0, 1] and 50 nonzeros in every column; the paper gives only m, n, "
-        "‖A‖₀ and ‖x*‖₀), so the path differs: our iterates never fill up to ~10⁶ nonzeros "
-        "as the paper's do, and the number of passes to a decade differs. At full size one "
+        f"Scale-free comparison with the paper: ‖x_k‖₀ peaks at {peak:.3f}·n (paper: 0.999·n), "
+        f"first equals ‖x*‖₀ at {k_settle:.1f}·n (paper: 35.3·n) and UCDC reaches 1e-18 at "
+        f"{k18:.1f}·n (paper: {paper18:.1f}·n). Verdict (peak ≥ 0.85 n, passes to 1e-18 "
+        f"within 1.5× of the paper's, support found): **{verdict}**.\n\n"
+        "The instance is ours: Nesterov's generator in its original form "
+        "(`column_distribution='natural'`, 50 nonzeros in every column) with |x*_i| uniform in "
+        f"(0, {TABLE6_GEN['x_scale']:g}]. The paper gives only m, n, ‖A‖₀ and ‖x*‖₀; the size "
+        "of x* it does not give decides the overshoot of ‖x_k‖₀ (with |x*_i| ≤ 1, the earlier "
+        "version of this run, ‖x_k‖₀ never exceeded ‖x*‖₀; see rcdc-fig3 for the sizes "
+        "tried). At full size one "
         "UCDC pass is memory-latency bound (each iteration reads ~50 random rows of a "
         "160 MB residual vector): on this machine a bare loop that gathers and scatters "
         "the columns in random order (no sampling, no prox, no support bookkeeping) takes "
         "1.1-1.4 CPU s per pass, drawing 10⁶ coordinates 0.003 s, the kernel ~1.8-2.4 CPU s. "
-        "q-shrinking saves passes instead: once the support is found, 90% of its steps go "
-        "to the 16% of coordinates that can still move.\n"
+        + (f"0.9-shrinking from k0 = 15n took {shr.epochs:.1f}·n iterations against UCDC's "
+           f"{ucdc.epochs:.1f}·n: it saves passes only when the support is (nearly) found by "
+           "k0, since then 90% of its steps go to the 16% of coordinates that can still "
+           "move." if shr else "") + "\n"
     )
     write_markdown(out_dir / "note.md",
                    "RCDC Table 6: UCDC on a sparse regression instance with a million variables",
@@ -569,7 +659,9 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     from ..report import new_figure, write_markdown
 
     out_dir = Path(out_dir)
-    ns = [100_000, 1_000_000, 10_000_000] if full else [2_000, 20_000]
+    # five sizes a factor ~2-3 apart, so the fit has residuals to estimate its error from
+    ns = ([100_000, 300_000, 1_000_000, 3_000_000, 10_000_000] if full
+          else [1_000, 2_000, 5_000, 10_000, 20_000])
     for n in ns:  # memory estimate: A + v*, g and one length-m temporary + generator's b
         est = 20 * n * BYTES_PER_NNZ + 3 * 10 * n * 8 + 12 * n * 8
         if est > MEMORY_BUDGET:
@@ -596,6 +688,8 @@ def run_table7(out_dir: Path, full: bool) -> Path:
                [(n, f"1e-{d}", f"{kn:.3f}", f"{rel:.3e}", nnz, f"{sec:.3f}")
                 for n, r in runs.items() for d, kn, rel, nnz, sec, _ in r.rows])
     beta, a = _loglog_fit([r[2] for r in rows], [r[7] for r in rows])
+    se_beta, band = _loglog_errors([r[2] for r in rows], [r[7] for r in rows],
+                                   TABLE7_PAPER_NNZ)
     per_pass_big = a * TABLE7_PAPER_NNZ ** beta
     per_pass_lin = rows[-1][7] * TABLE7_PAPER_NNZ / rows[-1][2]
 
@@ -603,12 +697,17 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     ax = fig.subplots()
     ax.loglog([r[2] for r in rows], [r[7] for r in rows], "o-", label="ours (measured, CPU s)")
     xs = np.array([rows[0][2], TABLE7_PAPER_NNZ])
-    ax.loglog(xs, a * xs ** beta, ":", label=f"fit ∝ ‖A‖₀^{beta:.2f}")
+    ax.loglog(xs, a * xs ** beta, ":", label=f"fit ∝ ‖A‖₀^({beta:.2f} ± {se_beta:.2f})")
+    ax.errorbar([TABLE7_PAPER_NNZ], [per_pass_big],
+                yerr=[[per_pass_big - per_pass_big / band], [per_pass_big * (band - 1)]],
+                fmt="o", mfc="none", capsize=3, label="extrapolated, 95% band")
     paper_per_pass = PAPER_TABLE7[-1][3] * 3600 / PAPER_TABLE7[-1][0]
-    ax.loglog([TABLE7_PAPER_NNZ], [paper_per_pass], "x", color="gray",
-              label="paper Table 7 (hours/16 passes)")
+    ax.loglog([TABLE7_PAPER_NNZ], [paper_per_pass], "kx", ms=10, mew=2,
+              label="paper Table 7 (22.65 h / 16 passes)")
+
     ax.set_xlabel("‖A‖₀ (nonzeros of A)")
-    ax.set_ylabel("seconds per pass (n iterations)")
+    ax.set_ylabel("CPU seconds per pass (n iterations)")
+    ax.set_title("time per pass against ‖A‖₀ (m = 10n, ‖A‖₀ = 20n)")
     ax.legend()
     fig.savefig(out_dir / "table7.png", dpi=120)
 
@@ -633,7 +732,11 @@ def run_table7(out_dir: Path, full: bool) -> Path:
         f"Decades on the largest instance (n = {ns[-1]:,}):\n\n" + "\n".join(dec) + "\n\n"
         "Times are kernel time; the fit uses CPU seconds of the kernel's thread, since wall "
         "seconds on this shared 2-core machine include time lost to other jobs.\n\n"
-        f"Time per pass grows like ‖A‖₀^{beta:.2f} (log-log fit over the family). The cost "
+        f"Time per pass grows like ‖A‖₀^{beta:.2f} (log-log fit over the {len(rows)} sizes; "
+        f"standard error of the exponent {se_beta:.2f}; the 95% prediction band at "
+        f"‖A‖₀ = 2·10¹⁰ is ×/÷ {band:.1f}, i.e. {per_pass_big / band:.0f}–"
+        f"{per_pass_big * band:.0f} s per pass, and it assumes the trend continues over "
+        f"{math.log10(TABLE7_PAPER_NNZ / rows[-1][2]):.1f} more decades). The cost "
         "per nonzero grows with m because the residual vector leaves the caches: "
         "every nonzero is a random access to a length-m vector. Extrapolated to "
         f"‖A‖₀ = 2·10¹⁰: {per_pass_big:.0f} s per pass by the fit, {per_pass_lin:.0f} s by "
@@ -645,14 +748,35 @@ def run_table7(out_dir: Path, full: bool) -> Path:
            "(paper: 22.65 h), on a machine that would need ≥ 330 GB of RAM.\n"
            if math.isfinite(kn3) else "1e-3 was not reached within the epoch limit.\n")
     )
+    # the paper's claim: 1e-3 'after less than a day' (22.65 h); ours extrapolated with the
+    # passes of our largest run and the upper end of the fit's 95% band
+    hours = kn3 * per_pass_big / 3600 if math.isfinite(kn3) else math.inf
+    verdict = ("agrees" if hours * band < 24.0 else "partly" if hours < 24.0 else "no")
+    body += (f"\nVerdict (time to 1e-3 at ‖A‖₀ = 2·10¹⁰, extrapolated, below a day even at "
+             f"the upper end of the 95% band): {hours:.1f} h, band up to {hours * band:.1f} h "
+             f"→ **{verdict}**.\n")
     write_markdown(out_dir / "note.md",
                    "RCDC Table 7: a billion variables (scaled family, extrapolated)",
                    [("Result", body)])
+    write_verdict(out_dir, exp_id="rcdc-table7",
+                  claim="1e9 variables, ‖A‖₀ = 2e10: residual / 1000 after 16 passes, "
+                        "22.65 h (under a day)",
+                  ours=f"extrapolated {hours:.1f} h to 1e-3 (95% band up to "
+                       f"{hours * band:.1f} h; {kn3:.1f} passes, fit exponent {beta:.2f} ± "
+                       f"{se_beta:.2f} over {len(rows)} sizes)",
+                  verdict=verdict,
+                  reason=("under a day, extrapolated from sizes that fit here (the instance "
+                          "needs 240 GB)" if verdict == "agrees" else
+                          "extrapolated under a day, but the fit's 95% band reaches past a "
+                          "day (the instance needs 240 GB)" if verdict == "partly" else
+                          "extrapolated time to 1e-3 over a day"),
+                  full=full, evidence="note.md#result")
     return out_dir
 
 
 # --------------------------------------------------------------------------- Table 8
 TABLE8_FULL = dict(m=10_000, n=100_000, nnz=10_000_000, support=1_600, budget=300.0)
+TABLE8_X_SCALE = 10.0
 TABLE8_QUICK = dict(m=1_000, n=10_000, nnz=100_000, support=160, budget=10.0)
 
 
@@ -666,8 +790,9 @@ def run_table8(out_dir: Path, full: bool) -> Path:
 
     out_dir = Path(out_dir)
     cfg = TABLE8_FULL if full else TABLE8_QUICK
+    # |x*_i| up to 10 (not given by the paper) puts F(x0) − F* near the paper's 10⁷
     inst = make_instance(cfg["m"], cfg["n"], cfg["nnz"], cfg["support"], seed=0,
-                         distribution="natural")
+                         distribution="natural", x_scale=TABLE8_X_SCALE)
     m, n = inst.shape
     runs = {}
     for label, q, k0 in (("UCDC", 0.0, 0.0), ("0.9-shrinking", 0.9, 5.0)):
@@ -687,17 +812,22 @@ def run_table8(out_dir: Path, full: bool) -> Path:
 
     fig = new_figure(figsize=(10, 4))
     ax1, ax2 = fig.subplots(1, 2)
+    pt = np.array(PAPER_TABLE8, dtype=float)  # (k/n, 10^e bound, nnz, s), n = 10⁵
+    ax1.loglog(pt[:, 0], 10.0 ** pt[:, 1], "kx:", label="UCDC (paper, upper bounds)")
+    ax2.semilogx(pt[:, 0], pt[:, 2] / TABLE8_FULL["n"], "kx:", label="UCDC (paper)")
     for label, r in runs.items():
         tr = np.array(r.trace)
-        keep = tr[:, 1] > 0
-        ax1.semilogy(tr[keep, 0], tr[keep, 1], label=label)
-        ax2.semilogx(np.maximum(tr[:, 0], 1e-1), tr[:, 2], label=label)
+        keep = (tr[:, 1] > 0) & (tr[:, 0] > 0)
+        ax1.loglog(tr[keep, 0], tr[keep, 1] * inst.f0, label=f"{label} (ours)")
+        ax2.semilogx(tr[keep, 0], tr[keep, 2] / n, label=f"{label} (ours)")
     ax1.set_xlabel("k/n")
-    ax1.set_ylabel("(F(x_k) − F*)/(F(x_0) − F*)")
+    ax1.set_ylabel("F(x_k) − F*")
+    ax1.set_title(f"residual (ours: m = {m:,}, n = {n:,})")
     ax2.set_xlabel("k/n")
-    ax2.set_ylabel("‖x_k‖₀")
-    ax1.legend()
-    ax2.legend()
+    ax2.set_ylabel("‖x_k‖₀ / n")
+    ax2.set_title("nonzeros of x_k")
+    ax1.legend(fontsize="small")
+    ax2.legend(fontsize="small")
     fig.savefig(out_dir / "table8.png", dpi=120)
 
     parts = []
@@ -715,8 +845,9 @@ def run_table8(out_dir: Path, full: bool) -> Path:
         f"Run: {'full (paper size)' if full else 'quick (sizes / 10, ‖A‖₀ / 100)'}: m = {m:,}, "
         f"n = {n:,}, ‖A‖₀ = {inst.A.nnz:,}, ‖x*‖₀ = {inst.support.size:,}, λ = 1, x0 = 0, "
         f"F(x0) − F* = {inst.f0:.3g} (Nesterov's original column scaling, "
-        "`column_distribution='natural'`: heavy-tailed L_i and a large initial residual, "
-        f"like the paper's). Time budget {cfg['budget']:g} s of kernel CPU time, split "
+        "`column_distribution='natural'`, and |x*_i| uniform in "
+        f"(0, {TABLE8_X_SCALE:g}]: heavy-tailed L_i and an initial residual near the "
+        f"paper's > 10⁷). Time budget {cfg['budget']:g} s of kernel CPU time, split "
         "evenly between UCDC (the paper's method) and 0.9-shrinking from k0 = 5n "
         "(**shrinking switched on** for the second run, §6.1). Rows at each decade of the "
         "relative residual, checked once per pass.\n\n" + "\n\n".join(parts) + "\n\n"
@@ -730,6 +861,31 @@ def run_table8(out_dir: Path, full: bool) -> Path:
         "is what to compare. With m < n, f is not strongly convex and the theory only "
         "gives O(n/ε) (Theorem 4).\n"
     )
+    # the paper's "very fast local convergence": F − F* from < 1e2 to < 1e-3 (absolute) in
+    # 15 of 21,471 passes; ours: the share of UCDC's passes to 1e-3 spent on those decades
+    tr = np.array(runs["UCDC"].trace)
+    absolute = tr[:, 1] * inst.f0
+
+    def first_below(level):
+        hit = np.flatnonzero(absolute < level)
+        return float(tr[hit[0], 0]) if hit.size else math.inf
+
+    k2, k3 = first_below(1e2), first_below(1e-3)
+    share = (k3 - k2) / k3 if math.isfinite(k3) else math.inf
+    paper_share = (PAPER_TABLE8[-1][0] - PAPER_TABLE8[5][0]) / PAPER_TABLE8[-1][0]
+    verdict = "agrees" if share <= 0.1 else "partly" if share <= 1 / 3 else "no"
+    body += (f"\nLocal convergence: F(x_k) − F* went from below 1e2 (k/n = {k2:.0f}) to below "
+             f"1e-3 (k/n = {k3:.0f}), {100 * share:.1f}% of UCDC's passes to 1e-3 (paper: "
+             f"{100 * paper_share:.2f}%). Verdict (≤ 10% agrees, ≤ 33% partly): **{verdict}**.\n")
     write_markdown(out_dir / "note.md", "RCDC Table 8: UCDC on a fat matrix (m < n)",
                    [("Result", body)])
+    write_verdict(out_dir, exp_id="rcdc-table8",
+                  claim="m < n: many passes, but 1e2 -> 1e-3 (absolute) in 15 of 21,471 passes "
+                        "(fast local convergence)",
+                  ours=f"1e2 -> 1e-3 in {k3 - k2:.0f} of {k3:.0f} passes ({100 * share:.1f}%)",
+                  verdict=verdict,
+                  reason=("slow global phase, fast local convergence, as in the paper" if
+                          verdict == "agrees" else "local phase is a larger share of the run "
+                          "than in the paper (instance not given), see the note"),
+                  full=full, evidence="note.md#result")
     return out_dir
