@@ -190,3 +190,22 @@ def test_fits_sharing_x_share_the_gram():
     assert cached["gram-cd"] < many["gram-cd"]
     path = cdlearn.path(X, y, penalty="l1", n_lams=10, eps=0.1, tol=1e-8)
     assert set(path.solvers) == {"gram-cd"}
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_sparse_gram_by_dense_row_blocks_equals_the_dense_one(monkeypatch, fit_intercept):
+    import scipy.sparse as sp
+
+    import cdlearn.solvers.gram_cd as gram_cd
+    from cdlearn.api import make_problem
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 40)) + 3.0
+    X[rng.random(X.shape) < 0.5] = 0.0  # density 0.5: BLAS on dense row blocks
+    sw = rng.uniform(0.5, 2.0, 300)
+    y = rng.standard_normal(300)
+    monkeypatch.setattr(gram_cd, "DENSE_BLOCK", 7 * 40)  # 7 rows per block: 43 blocks
+    G = [gram_cd.gram_system(make_problem(A, y, loss="squared", penalty="l1", lam=0.1,
+                                          fit_intercept=fit_intercept, sample_weight=sw))[0]
+         for A in (X, sp.csc_matrix(X))]
+    np.testing.assert_allclose(G[1], G[0], rtol=0, atol=1e-14 * np.abs(G[0]).max())

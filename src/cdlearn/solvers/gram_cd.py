@@ -154,18 +154,33 @@ def gram_system(problem: Problem, gram=None):
             G = np.asarray((XT @ Ms).toarray(), dtype=np.float64)
             if p.fit_intercept:
                 G -= float(sw.sum()) * np.outer(xbar, xbar)
-        else:  # dense, or sparse but dense enough for BLAS (as auto prices it)
-            A = np.asarray(XT.toarray(), dtype=np.float64) if p.design.is_sparse else XT
-            if p.fit_intercept:
-                A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
-            if not unit:
-                A = A * np.sqrt(sw)
-            G = A @ A.T  # BLAS syrk
+        elif p.design.is_sparse:  # dense enough for BLAS (as auto prices it): by row blocks
+            G = np.zeros((d, d))
+            rows = sp.csr_matrix(M)
+            step = max(1, DENSE_BLOCK // d)
+            for i in range(0, n, step):
+                G += _centred_product(rows[i:i + step].toarray().T, xbar, sw[i:i + step],
+                                      p.fit_intercept, unit)
+        else:
+            G = _centred_product(XT, xbar, sw, p.fit_intercept, unit)
         G = np.ascontiguousarray(G)
         G /= n
         return G
 
     return p.design.derived(key, compute), c, xbar, ybar
+
+
+#: a sparse X dense enough for BLAS is densified by row blocks of about this many entries
+DENSE_BLOCK = 1 << 22
+
+
+def _centred_product(A, xbar, sw, centre, unit):
+    """``Σ_i s_i (a_i - x̄)(a_i - x̄)ᵀ`` for the columns a_i of ``A`` (d × rows), by BLAS."""
+    if centre:
+        A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
+    if not unit:
+        A = A * np.sqrt(sw)
+    return A @ A.T  # BLAS syrk
 
 
 class GramCDState(PrimalIterate):
