@@ -64,11 +64,13 @@ bench-coldstart: $(STAMP)
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
 
-# benchopt's public Lasso benchmark with cdlearn's solver file (benchmarks/benchopt/);
+# benchopt's public Lasso benchmark with cdlearn's solver files (benchmarks/benchopt/lasso;
+# leukemia read from $CDLEARN_DATA);
 # BENCHMARK=path/to/benchmark_lasso checkout, else it is cloned (needs the network)
 bench-benchopt: $(STAMP)
 	$(PY) -m pip install -q -e '.[bench]'
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH $(PY) -m benchmarks.benchopt.run \
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} PATH=$(CURDIR)/$(VENV)/bin:$$PATH \
+		$(PY) -m benchmarks.benchopt.run \
 		$${BENCHMARK:+--benchmark $$BENCHMARK} --out benchmarks/results/benchopt_lasso.md
 
 # benchopt's benchmark_logreg_l2 / _l1 protocol offline (benchmarks/benchopt/logreg_driver.py;

@@ -270,7 +270,7 @@ LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge", "hinge")
 def test_defaults_never_fail_and_announce_what_runs(capsys, files, tmp_path, data):
     """Every loss x penalty x intercept the CLI offers, default options otherwise.
 
-    ``few`` (8 features) takes auto's newton-cd / ws-cd routes, ``wide`` (300
+    ``few`` (8 features) takes auto's newton-cd / gram-cd routes, ``wide`` (300
     features, 40 samples) newton-cg, ws-cd, primal-cd and the face-off choice.
     The hinge loss has one method, dual CD, which needs an l2 part: with l1 or
     no penalty the command says so (exit 1); everything else must succeed.
@@ -294,7 +294,7 @@ def test_defaults_never_fail_and_announce_what_runs(capsys, files, tmp_path, dat
         assert announced[0].split()[3] == model["solver"], (announced, model["solver"])
         assert model["solver_reason"] in announced[0]
         routes.add(model["solver"])
-    expected = {"few": {"newton-cd", "ws-cd", "dual-cd"},
+    expected = {"few": {"newton-cd", "gram-cd", "dual-cd"},
                 "wide": {"newton-cg", "ws-cd", "primal-cd", "dual-cd"}}[data]
     assert expected <= routes, routes
 

@@ -80,6 +80,7 @@ def test_default_sampling_is_shuffle_for_serial_dual_cd():
     # an explicit sampling is a CD option: auto keeps to primal/dual CD
     auto = cdlearn.solve(X, y, loss="squared", penalty="l1", lam=1e-2, sampling="uniform")
     assert auto.solver in ("primal-cd", "dual-cd")
+    # without: the squared loss's cost model (sparse 600 × 80: ws-cd)
     assert cdlearn.solve(X, y, loss="squared", penalty="l1", lam=1e-2).solver == "ws-cd"
 
 

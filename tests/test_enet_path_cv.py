@@ -149,5 +149,5 @@ def test_path_with_a_cd_option_resolves_auto_as_solve_does():
     kw = dict(penalty="l1", n_lams=4, eps=1e-2, tol=1e-12, max_epochs=100_000)
     cd = cdlearn.path(X, y, sampling="importance", **kw)
     ws = cdlearn.path(X, y, **kw)
-    assert set(cd.solvers) == {"primal-cd"} and set(ws.solvers) == {"ws-cd"}
+    assert set(cd.solvers) == {"primal-cd"} and set(ws.solvers) == {"gram-cd"}
     np.testing.assert_allclose(cd.primals, ws.primals, rtol=1e-10)

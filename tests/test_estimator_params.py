@@ -233,7 +233,7 @@ def test_selection_precompute_copy_X():
     X0 = X.copy()
     for params, method in ((dict(selection="random"), "primal-cd"),
                            (dict(precompute=True), "gram-cd"),
-                           (dict(precompute="auto", copy_X=False), "ws-cd")):
+                           (dict(precompute="auto", copy_X=False), "gram-cd")):
         m = Lasso(alpha=alpha, **params, **TIGHT).fit(X, y)
         assert m.solver_ == method, params
         np.testing.assert_allclose(m.coef_, ref.coef_, atol=1e-8)

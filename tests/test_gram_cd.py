@@ -82,7 +82,7 @@ def test_precompute_true_array_and_auto():
     fits = {"array": ElasticNet(precompute=Xr.T @ Xr, **tight).fit(Xc, y, sample_weight=sw),
             "True": ElasticNet(precompute=True, **tight).fit(X, y, sample_weight=sw),
             "auto": ElasticNet(precompute="auto", **tight).fit(X, y, sample_weight=sw)}
-    assert fits["auto"].solver_ == "ws-cd"
+    assert fits["auto"].solver_ == "gram-cd"  # auto's cost model: 120 × 8
     for name, m in fits.items():
         np.testing.assert_allclose(m.coef_, ref.coef_, rtol=1e-7, atol=1e-10, err_msg=name)
     assert fits["array"].solver_ == fits["True"].solver_ == "gram-cd"
@@ -106,7 +106,7 @@ def test_tolerance_driven_reaches_1e10_on_the_tall_problem(solver):
             r = cdlearn.solve(X, y, penalty="l1", lam=lam, tol=10.0 ** -k, solver=solver)
             assert r.primal <= prev + 1e-15 * abs(prev)
             prev = r.primal
-    assert r.solver == ("ws-cd" if solver == "auto" else solver)
+    assert r.solver == "gram-cd"  # auto's cost model too (5,000 × 50)
     assert (prev - best) / best <= 1e-10
 
 
@@ -123,3 +123,89 @@ def test_precompute_without_l1_part_solves_the_linear_system():
     assert m.solver_ == "newton-cd" and pos.solver_ == "gram-cd"
     np.testing.assert_allclose(m.coef_, ols.coef_, atol=1e-11)
     assert pos.coef_.min() >= 0.0
+
+
+def _auto(X, y, lam, **kw):
+    return cdlearn.solve(X, y, penalty="l1", lam=lam, tol=1e-13, max_epochs=100_000, **kw)
+
+
+@pytest.mark.parametrize("n,d,density,expected", [
+    (300, 60, 1.0, "gram-cd"),    # small d: d² epochs beat passes over the data
+    (300, 60, 0.99, "gram-cd"),   # its sparse copy: priced by nnz, not by storage
+    (400, 500, 1.0, "ws-cd"),     # the Gram (n d²) costs more than ws-cd's passes
+    (2000, 400, 0.01, "ws-cd"),   # sparse: the sparse Gram and d² epochs cost more
+    (60, 2500, 1.0, "ws-cd"),     # d above GRAM_MAX_AUTO: no Gram
+])
+def test_auto_picks_by_the_cost_model_and_matches_sklearn(n, d, density, expected):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(d)
+    X = rng.standard_normal((n, d))
+    if density < 1.0:
+        X = sp.random(n, d, density=density, random_state=3, format="csr",
+                      data_rvs=rng.standard_normal)
+    y = np.asarray(X[:, :5] @ rng.standard_normal(5)).ravel() + 0.1 * rng.standard_normal(n)
+    lam = 0.1 * np.abs(X.T @ y).max() / n
+    res = _auto(X, y, lam)
+    assert res.solver == expected and res.converged
+    assert res.info["reason"].startswith("squared loss, l1 part") and "predicted" in \
+        res.info["reason"]
+    ref = sk.Lasso(alpha=lam, fit_intercept=False, tol=1e-14, max_iter=1_000_000).fit(X, y)
+    np.testing.assert_allclose(res.w, ref.coef_, rtol=1e-7, atol=1e-9)
+
+
+def test_dense_and_sparse_copies_take_one_method_and_one_path():
+    # scikit-learn's test_sparse_dense_descent_paths (50 × 20, tol=1e-10, rtol 1e-7): when
+    # auto priced dense X for gram-cd and its CSR copy for ws-cd, the two paths stopped
+    # within the gap at different points, 1.2e-7 apart
+    import scipy.sparse as sp
+
+    from cdlearn.paths import lasso_path
+
+    rng = np.random.RandomState(0)
+    w = rng.randn(20)
+    w[10:] = 0.0
+    X = rng.randn(50, 20)
+    y = X @ w
+    dense = cdlearn.path(X, y, penalty="l1", n_lams=20, tol=1e-10)
+    sparse = cdlearn.path(sp.csr_matrix(X), y, penalty="l1", n_lams=20, tol=1e-10)
+    assert set(dense.solvers) == set(sparse.solvers) == {"gram-cd"}
+    np.testing.assert_allclose(lasso_path(X, y, tol=1e-10)[1],
+                               lasso_path(sp.csr_matrix(X), y, tol=1e-10)[1], rtol=1e-7)
+
+
+def test_fits_sharing_x_share_the_gram():
+    from cdlearn.api import make_problem
+    from cdlearn.data import as_design
+    from cdlearn.solvers.gram_cd import squared_l1_costs
+
+    X, y = _data(n=3000, d=150, seed=4)
+    design = as_design(X)
+    lam = 0.1 * np.abs(X.T @ y).max() / 3000
+    p = make_problem(design, y, loss="squared", penalty="l1", lam=lam)
+    one, many = squared_l1_costs(p), squared_l1_costs(p, n_fits=50)
+    assert many["ws-cd"] == one["ws-cd"] and many["gram-cd"] < one["gram-cd"]
+    cdlearn.solve(design, y, penalty="l1", lam=lam, solver="gram-cd")
+    cached = squared_l1_costs(p)  # the Gram now sits on the Design: it costs nothing
+    assert cached["gram-cd"] < many["gram-cd"]
+    path = cdlearn.path(X, y, penalty="l1", n_lams=10, eps=0.1, tol=1e-8)
+    assert set(path.solvers) == {"gram-cd"}
+
+
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_sparse_gram_by_dense_row_blocks_equals_the_dense_one(monkeypatch, fit_intercept):
+    import scipy.sparse as sp
+
+    import cdlearn.solvers.gram_cd as gram_cd
+    from cdlearn.api import make_problem
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 40)) + 3.0
+    X[rng.random(X.shape) < 0.5] = 0.0  # density 0.5: BLAS on dense row blocks
+    sw = rng.uniform(0.5, 2.0, 300)
+    y = rng.standard_normal(300)
+    monkeypatch.setattr(gram_cd, "DENSE_BLOCK", 7 * 40)  # 7 rows per block: 43 blocks
+    G = [gram_cd.gram_system(make_problem(A, y, loss="squared", penalty="l1", lam=0.1,
+                                          fit_intercept=fit_intercept, sample_weight=sw))[0]
+         for A in (X, sp.csc_matrix(X))]
+    np.testing.assert_allclose(G[1], G[0], rtol=0, atol=1e-14 * np.abs(G[0]).max())

@@ -29,6 +29,7 @@ from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
+from .solvers.gram_cd import squared_l1_costs
 from .solvers.newton_cd import choose_hessian, gram_work
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
@@ -144,7 +145,8 @@ def faceoff_choice(problem: Problem) -> tuple[str, str]:
                     f"and per step: predicted time ratio {analysis.time_ratio:.3g}")
 
 
-def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str]:
+def auto_solver(problem: Problem, *, cd_options: bool = False,
+                n_fits: int = 1) -> tuple[str, str]:
     """The method ``solver="auto"`` runs, with its reason.
 
     ``cd_options=True`` (the caller asked for a sampling, step rule, minibatch,
@@ -156,12 +158,13 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
     - the hinge loss: dual CD (the only method for it);
     - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
       the methods whose steps honour w ≥ 0;
-    - an l1 part (l1, elastic_net): ``newton-cd`` (proximal Newton) for the
-      logistic loss on dense rows or few features (:func:`l1_newton_reason`);
-      else ``ws-cd``, primal CD on working sets with Anderson extrapolation
-      (ahead of celer and skglm on the benchmark's wide Lasso cases,
-      benchmarks/results); CD on the Gram matrix (``gram-cd``) runs only when
-      asked for (``precompute=True``), see benchmarks/results/lassodense.md;
+    - an l1 part (l1, elastic_net): for the squared loss the cheaper of ws-cd and
+      CD on the Gram matrix (gram-cd) by the measured cost model
+      :func:`squared_l1_choice` (``n_fits`` fits sharing X share the Gram);
+      ``newton-cd`` (proximal Newton) for the logistic loss on dense rows or few
+      features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
+      sets with Anderson extrapolation (ahead of celer and skglm on the
+      benchmark's wide Lasso cases, benchmarks/results);
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
       (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
       few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
@@ -193,6 +196,8 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
         newton = l1_newton_reason(problem)
         if newton:
             return "newton-cd", newton
+        if problem.loss == "squared":
+            return squared_l1_choice(problem, n_fits)
         return "ws-cd", ("l1 penalty: primal CD on working sets with Anderson extrapolation "
                          "(ws-cd)")
     if choose_hessian(problem) == "gram":
@@ -222,6 +227,18 @@ def auto_solver(problem: Problem, *, cd_options: bool = False) -> tuple[str, str
                 f"{kappa:.3g} ≥ {NEWTON_CG_KAPPA:g}, max/mean row norm² {spread:.3g}): "
                 "truncated Newton with CG (newton-cg)")
     return faceoff_choice(problem)
+
+
+def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
+    """The cheaper of ws-cd and gram-cd for a squared loss with an l1 part
+    (:func:`cdlearn.solvers.gram_cd.squared_l1_costs`), with the predicted times."""
+    costs = squared_l1_costs(problem, n_fits)
+    best = min(costs, key=costs.get)
+    shown = ", ".join(f"{k} {1e3 * v:.3g} ms" for k, v in costs.items() if np.isfinite(v))
+    what = {"ws-cd": "primal CD on working sets with Anderson extrapolation",
+            "gram-cd": "CD on the Gram matrix XᵀX"}[best]
+    return best, (f"squared loss, l1 part: {what} ({best}; predicted {shown}, "
+                  f"{problem.n_samples}×{problem.n_features}, nnz {problem.design.nnz})")
 
 
 #: ``solver="auto"`` runs newton-cd for an l1 logistic problem on dense rows from this

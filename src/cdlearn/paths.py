@@ -96,15 +96,16 @@ def lambda_grid(lam_max: float, n_lams: int = 100, eps: float = 1e-3) -> np.ndar
 
 # --------------------------------------------------------------------------- warm starts
 def resolve_solver(design, y, *, solver, loss, penalty, lam, l1_ratio=0.5,
-                   fit_intercept=False, sample_weight=None, options=None) -> str:
-    """The method ``solve(solver=solver, **options, ...)`` runs (see ``auto_solver``)."""
+                   fit_intercept=False, sample_weight=None, options=None, n_fits=1) -> str:
+    """The method ``solve(solver=solver, **options, ...)`` runs (see ``auto_solver``;
+    ``n_fits``: the fits on ``design`` from this one on, which share its set-up)."""
     if solver != "auto":
         return solver
     options = options or {}
     problem = make_problem(design, y, loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                            fit_intercept=fit_intercept, sample_weight=sample_weight,
                            positive=options.get("positive", False))
-    return auto_solver(problem, cd_options=cd_options_requested(options))[0]
+    return auto_solver(problem, cd_options=cd_options_requested(options), n_fits=n_fits)[0]
 
 
 def warm_start_kwargs(design, y, sample_weight, *, solver, loss, w=None, intercept=None,
@@ -232,7 +233,7 @@ def path(X, y, *, loss="squared", penalty="l1", lams=None, n_lams=100, eps=1e-3,
                 method = resolve_solver(design, y_checked, solver=solver, loss=loss,
                                         penalty=penalty, lam=lam, l1_ratio=l1_ratio,
                                         fit_intercept=fit_intercept, sample_weight=sw,
-                                        options=solve_kw)
+                                        options=solve_kw, n_fits=k - i)
                 warm = warm_start_kwargs(design, y_checked, sw, solver=method, loss=loss, w=w,
                                          intercept=b, alpha=alpha)
                 res = solve(design, y_checked, loss=loss, penalty=penalty, lam=float(lam),

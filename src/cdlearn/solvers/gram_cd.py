@@ -46,6 +46,66 @@ GRAM_MAX = 8192
 CONSTANT_COLUMN = 1e-12
 
 
+#: ``solver="auto"``'s cost model for the squared loss with an l1 part (seconds, one
+#: thread on this 2-core machine, fitted to the ratios of gram-cd to ws-cd timed in one
+#: session, benchmarks/results/gram_cost.md: about 1 at d = 100-200, 2-3 at d = 600, 0.5
+#: at 300 × 60): one product of the BLAS Gram ``XᵀX`` (dense float64, ``n d²`` counted) ...
+GRAM_PRODUCT_COST = 0.07e-9
+#: ... one multiply-add of scipy's sparse ``XᵀX`` (``Σ_i nnz(x_i)²`` of them) ...
+SPARSE_PRODUCT_COST = 4e-9
+#: ... one entry read by a CD epoch (a data column's or a Gram row's) ...
+ENTRY_COST = 1.5e-9
+#: ... and the work of a solve in those units, medians over the Lasso cases measured (1e-6
+#: and 1e-10, λ from 0.01 to 0.1 λmax): ws-cd reads the data about this many times
+#: (gradients, inner epochs and checks; plain cyclic primal CD, 2-10× ws-cd's epochs
+#: there, never beat both ws-cd and gram-cd and is not a candidate) plus its outer
+#: iterations' fixed cost (Python, ~0.1 ms each) ...
+WS_CD_PASSES = 12.0
+WS_CD_FIXED = 0.5e-3
+#: ... gram-cd runs this many O(d²) epochs, its certificates read the data this many
+#: times, plus its fixed cost
+GRAM_EPOCHS = 25.0
+GRAM_CHECK_PASSES = 4.0
+GRAM_FIXED = 0.1e-3
+#: X at least this dense is priced as a dense matrix whatever its storage (a sparse copy
+#: of a dense X gets the same method, hence the same answer, as the array)
+GRAM_DENSE_DENSITY = 0.1
+#: auto never forms a Gram matrix above this d (32 MB)
+GRAM_MAX_AUTO = 2048
+
+
+def squared_l1_costs(problem: Problem, n_fits: int = 1) -> dict:
+    """Predicted seconds of ws-cd and gram-cd on ``problem``.
+
+    Priced from ``n, d, nnz`` only (not the storage format): CD's work is
+    passes over the ``nnz`` entries, gram-cd's the Gram (BLAS ``n d²`` at
+    density ≥ :data:`GRAM_DENSE_DENSITY`, else the sparse product's ``nnz²/n``
+    multiply-adds), shared by ``n_fits`` fits on the same X (a path, warm
+    starts; free when already cached on the Design), plus ``d²`` epochs and the
+    certificates' passes. gram-cd is not a candidate (inf) above
+    :data:`GRAM_MAX_AUTO` features.
+    """
+    p = problem
+    n, d, nnz = p.n_samples, p.n_features, max(p.design.nnz, 1)
+    costs = {"ws-cd": WS_CD_FIXED + WS_CD_PASSES * nnz * ENTRY_COST, "gram-cd": np.inf}
+    if d > GRAM_MAX_AUTO:
+        return costs
+    if _gram_key(p) in p.design.__dict__.get("_derived", {}):
+        gram = 0.0
+    elif nnz >= GRAM_DENSE_DENSITY * n * d:
+        gram = GRAM_PRODUCT_COST * n * d * d
+    else:
+        gram = SPARSE_PRODUCT_COST * nnz * nnz / n
+    costs["gram-cd"] = (GRAM_FIXED + gram / max(int(n_fits), 1) + GRAM_EPOCHS * d * d * ENTRY_COST
+                        + GRAM_CHECK_PASSES * nnz * ENTRY_COST)
+    return costs
+
+
+def _gram_key(p: Problem):
+    unit = bool(np.all(p.sample_weight == 1.0))
+    return ("gram", bool(p.fit_intercept), None if unit else hash(p.sample_weight.tobytes()))
+
+
 def gram_system(problem: Problem, gram=None):
     """``(G, c, x̄, ȳ)`` for ``problem``: ``G = Σ s_i x̃_i x̃_iᵀ / n``, ``c = Σ s_i x̃_i ỹ_i / n``.
 
@@ -86,26 +146,41 @@ def gram_system(problem: Problem, gram=None):
             raise ValueError("gram contains NaN or infinity")
         G /= n
         return G, c, xbar, ybar
-    key = ("gram", bool(p.fit_intercept), None if unit else hash(sw.tobytes()))
+    key = _gram_key(p)
 
     def compute():
-        if p.design.is_sparse:
+        if p.design.is_sparse and p.design.density < GRAM_DENSE_DENSITY:
             Ms = M if unit else sp.diags(sw) @ M
             G = np.asarray((XT @ Ms).toarray(), dtype=np.float64)
             if p.fit_intercept:
                 G -= float(sw.sum()) * np.outer(xbar, xbar)
+        elif p.design.is_sparse:  # dense enough for BLAS (as auto prices it): by row blocks
+            G = np.zeros((d, d))
+            rows = sp.csr_matrix(M)
+            step = max(1, DENSE_BLOCK // d)
+            for i in range(0, n, step):
+                G += _centred_product(rows[i:i + step].toarray().T, xbar, sw[i:i + step],
+                                      p.fit_intercept, unit)
         else:
-            A = XT
-            if p.fit_intercept:
-                A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
-            if not unit:
-                A = A * np.sqrt(sw)
-            G = A @ A.T  # BLAS syrk
+            G = _centred_product(XT, xbar, sw, p.fit_intercept, unit)
         G = np.ascontiguousarray(G)
         G /= n
         return G
 
     return p.design.derived(key, compute), c, xbar, ybar
+
+
+#: a sparse X dense enough for BLAS is densified by row blocks of about this many entries
+DENSE_BLOCK = 1 << 22
+
+
+def _centred_product(A, xbar, sw, centre, unit):
+    """``Σ_i s_i (a_i - x̄)(a_i - x̄)ᵀ`` for the columns a_i of ``A`` (d × rows), by BLAS."""
+    if centre:
+        A = A - xbar[:, None]  # centred copy: no cancellation in G for large means
+    if not unit:
+        A = A * np.sqrt(sw)
+    return A @ A.T  # BLAS syrk
 
 
 class GramCDState(PrimalIterate):
