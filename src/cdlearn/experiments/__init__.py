@@ -391,10 +391,11 @@ def _cell(text: str) -> str:
     return " ".join(str(text).replace("|", "\\|").split())
 
 
-def _seconds(timing: dict, mode: str) -> str:
+def _seconds(timing: dict, mode: str, verdict_mode: str) -> str:
     entry = timing.get(mode)
     if not entry:
-        return "not run"
+        # the verdict proves the run happened; it predates timing.json
+        return "not timed" if mode == verdict_mode else "not run"
     s = float(entry["seconds"])
     return f"{s:.0f} s" if s < 600 else f"{s / 60:.0f} min"
 
@@ -424,7 +425,7 @@ def summary_table(results_dir: str | Path, *, link_prefix: str = "") -> str:
         verdict = r.verdict if r.verdict == "agrees" else f"**{r.verdict}**"
         lines.append("| " + " | ".join((
             f"`{r.id}`", _cell(r.claim), _cell(r.ours), verdict, reason,
-            _seconds(timing, "quick"), _seconds(timing, "full"), r.mode)) + " |")
+            _seconds(timing, "quick", r.mode), _seconds(timing, "full", r.mode), r.mode)) + " |")
     tally = ", ".join(f"{n} {v}" for v, n in counts.items() if n)
     # the built-in table and what is registered, without importing every module
     known = sorted(set(_LAZY) | set(EXPERIMENTS))
