@@ -203,3 +203,19 @@ def test_estimator_refits_hit_and_see_a_mutation():
     fresh = _uncached(lambda: cdlearn.Lasso(alpha=0.05, tol=1e-8).fit(_copy(X), y).coef_)
     np.testing.assert_allclose(c, fresh, rtol=0, atol=1e-12)
     assert c[0] == pytest.approx(-a[0], rel=1e-6)
+
+
+def test_a_large_copied_layout_is_not_kept_across_calls(monkeypatch):
+    import cdlearn.data as data
+
+    rng = np.random.default_rng(0)
+    X = sp.random(40, 30, density=0.3, format="csr", random_state=rng)
+    design_cache.clear()
+    small = as_design(X)
+    assert not np.may_share_memory(small.csc.data, X.data)  # the column view is a copy
+    assert "view:csc" in small._derived  # kept: the next call on X reuses it
+    monkeypatch.setattr(data, "CACHED_COPY_MAX_BYTES", 0)
+    design_cache.clear()
+    large = as_design(X)
+    np.testing.assert_array_equal(large.csc.data, small.csc.data)
+    assert "view:csc" not in large._derived

@@ -547,7 +547,10 @@ class Design:
         if view is None:
             view = self._make_view(axis=1 if layout == "csc" else 0)
             source = self._sparse.data if self.is_sparse else self._dense
-            if not np.may_share_memory(view.data, source):
+            copied = view.data.nbytes + view.indices.nbytes + view.indptr.nbytes
+            # a large copy is not kept past this design: the cache would hold it for as
+            # long as X lives, a second X-sized allocation the caller cannot see
+            if not np.may_share_memory(view.data, source) and copied <= CACHED_COPY_MAX_BYTES:
                 self._derived[key] = view
         return view
 
@@ -655,6 +658,11 @@ class Design:
         )
 
 
+#: the largest copied layout (bytes) a design keeps with :meth:`Design.derived`, and so
+#: :class:`DesignCache` across calls; larger copies are remade per call
+CACHED_COPY_MAX_BYTES = 64 * 2**20
+
+
 class DesignCache:
     """The validated designs of recent inputs, for :func:`as_design` to reuse.
 
@@ -681,8 +689,8 @@ class DesignCache:
     the design shares without a copy (canonical, int32 indices); other inputs
     are converted on every call. What an entry holds is what the design owns
     (statistics, derived values, a copied layout), never X's memory: a view
-    of X is remade per call (O(1)). Memory: a copied layout (1× X) lives
-    while X does and its entry is among the ``max_entries`` most recent;
+    of X is remade per call (O(1)). Memory: a copied layout (1× X, at most
+    :data:`CACHED_COPY_MAX_BYTES`) lives while X does and its entry is among the ``max_entries`` most recent;
     :meth:`clear` drops everything, ``max_entries = 0`` disables the cache.
     ``hits`` and ``misses`` count lookups.
     """
