@@ -167,7 +167,9 @@ def test_auto_rule(data):
     small = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 123))
     assert small[0] == "newton" and "123 features" in small[1]
     assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000))[0] == "cocoa+"
-    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "cocoa+"
+    # elastic net: proximal Newton on few features, CoCoA+ on many
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "newton"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 5000))[0] == "cocoa+"
     assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10, 100))[0] == "proxcocoa+"
     assert cdd.choose_method("auto", "squared", 1.0, 0.0, (10**6, 10))[0] == "proxcocoa+"
     assert cdd.choose_method("auto", "hinge", 0.0, 1.0, (10**6, 10))[0] == "cocoa+"
@@ -448,3 +450,78 @@ def test_one_shard_logistic_iterates(data):
     for r in range(1, 11):
         scale = np.max(np.abs(single[r][0]))
         assert np.max(np.abs(seen[r] - single[r][0])) <= 1e-12 * scale
+
+
+# --------------------------------------------------------------------------- intercept, weights
+def _weights(n, seed=5):
+    return np.random.default_rng(seed).uniform(0.2, 2.0, n)
+
+
+@pytest.mark.parametrize("method,loss,penalty", [
+    ("newton", "logistic", "l2"), ("newton", "squared_hinge", "elastic_net"),
+    ("proxcocoa+", "logistic", "l2"), ("proxcocoa+", "squared", "elastic_net"),
+])
+def test_intercept_and_sample_weight(data, method, loss, penalty):
+    """The optimum of cdlearn.solve with the same intercept and weights, K = 3."""
+    X, y = data
+    sw = _weights(X.shape[0])
+    kw = dict(loss=loss, penalty=penalty, lam=LAM, fit_intercept=True, sample_weight=sw)
+    ref = cdlearn.solve(X, y, tol=1e-13, max_epochs=20000, **kw)
+    res = cdd.solve(X, y, n_shards=3, method=method, tol=TOL, max_rounds=5000, **kw)
+    p0 = initial_primal(make_problem(X, y, **kw))
+    assert res.converged and res.solver == method
+    assert abs(res.primal - ref.primal) <= TOL * p0
+    # the point returned is certified: its single-machine objective is the one reported
+    p = make_problem(X, y, **kw)
+    z = X @ res.w + res.intercept
+    from cdlearn.objectives import primal_value
+
+    assert abs(primal_value(p.loss_code, z, p.y, sw, res.w, p.l1, p.l2) - res.primal) \
+        <= 1e-12 * res.primal
+    assert abs(res.intercept - ref.intercept) <= 1e-3 * max(1.0, abs(ref.intercept))
+
+
+def test_cocoa_refuses_an_intercept(data):
+    """CoCoA+ cannot fit b (Σα = 0 couples the shards): a clear error, and "auto"
+    routes an intercept to Newton (few features) or ProxCoCoA+ (many)."""
+    X, y = data
+    with pytest.raises(ValueError, match="fit_intercept=True is not supported by CoCoA"):
+        cdd.solve(X, y, loss="logistic", lam=LAM, method="cocoa+", fit_intercept=True)
+    with pytest.raises(ValueError, match="fit_intercept=True is not supported by CoCoA.*hinge"):
+        cdd.solve(X, y, loss="hinge", lam=LAM, fit_intercept=True)
+    assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 100), True)[0] == "newton"
+    many = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000), True)
+    assert many[0] == "proxcocoa+" and "CoCoA+ cannot fit an intercept" in many[1]
+
+
+def test_proxcocoa_intercept_and_sample_weight(wide):
+    X, _, y = wide
+    sw = _weights(X.shape[0])
+    lam = 0.2 * np.abs(X.T @ (y - y.mean())).max() / X.shape[0]
+    kw = dict(loss="squared", penalty="l1", lam=lam, fit_intercept=True, sample_weight=sw)
+    ref = cdlearn.solve(X, y, tol=1e-13, **kw)
+    res = cdd.solve(X, y, n_shards=2, tol=1e-7, max_rounds=3000, **kw)
+    p0 = initial_primal(make_problem(X, y, **kw))
+    assert res.solver == "proxcocoa+" and res.converged
+    assert abs(res.primal - ref.primal) <= 1e-7 * p0
+    assert abs(res.intercept - ref.intercept) <= 1e-3 * max(1.0, abs(ref.intercept))
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared"])
+def test_newton_elastic_net(data, loss):
+    """Proximal Newton (CD on the driver's d×d model) for elastic net, K = 4."""
+    X, y = data
+    res = cdd.solve(X, y, loss=loss, penalty="elastic_net", lam=LAM, n_shards=4,
+                    method="newton", tol=TOL, max_rounds=100)
+    p0 = _p0(X, y, loss)
+    assert res.solver == "newton" and res.converged and res.gap <= TOL * p0
+    assert abs(res.primal - _optimum(X, y, loss, "elastic_net")) <= TOL * p0
+    assert 0 < np.count_nonzero(res.w) < X.shape[1]  # the l1 part zeroes coefficients
+
+
+def test_sample_weight_needs_in_memory_data(data):
+    X, y = data
+    with pytest.raises(ValueError, match="sample_weight needs an in-memory X"):
+        cdd.solve([(X, y)], loss="squared", lam=LAM, sample_weight=np.ones(X.shape[0]))
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        cdd.solve(X, y, loss="squared", lam=LAM, sample_weight=np.ones(3))
