@@ -332,12 +332,13 @@ def _cluster_closed_mid_solve(cluster, client, data):
                   tol=1e-15, max_rounds=10**6, callback=close)
 
 
-@pytest.mark.slow  # 19 solves on one LocalCluster: ~1-2 min on the loaded 2-core machine
-def test_done_when_on_local_cluster(data, wide):
+@pytest.mark.slow  # 21 solves on one LocalCluster: minutes on the loaded 2-core machine
+def test_done_when_on_local_cluster(wide):
     """Issue 21's done-when on a real LocalCluster(n_workers=2, processes=True): K = 2, 4, 8
     shards (K > workers: several shards per worker), CoCoA+ for logistic, squared hinge
-    and squared loss with l2 and elastic net, and Lasso through ProxCoCoA+."""
-    X, y = data
+    and squared loss with l2 and elastic net, and Lasso through ProxCoCoA+ (small
+    problems: the rounds cost the cluster's latency, not compute)."""
+    X, y = _problem(120, 80)
     Xw, _, yw = wide
     lam = 0.2 * np.abs(Xw.T @ yw).max() / Xw.shape[0]
     ref = cdlearn.solve(Xw, yw, loss="squared", penalty="l1", lam=lam, tol=1e-13)
