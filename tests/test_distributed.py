@@ -195,6 +195,19 @@ def test_libsvm_shards_match_in_memory(tmp_path, data):
     _check_optimal(res, X, y, "logistic", "l2")  # alpha in file order = row order here
 
 
+def test_auto_on_shards_decides_from_their_width(data):
+    """Row shards reveal d only once loaded: "auto" then picks Newton for an intercept
+    with 300 features (it raised CoCoA+'s intercept error before looking at d)."""
+    X, y = data
+    parts = [(X[:120], y[:120]), (X[120:], y[120:])]
+    res = cdd.solve(parts, loss="logistic", lam=LAM, tol=TOL, fit_intercept=True)
+    ref = cdlearn.solve(X, y, loss="logistic", lam=LAM, tol=1e-13, fit_intercept=True)
+    assert res.solver == "newton" and res.info["reason"].startswith("300 features")
+    assert abs(res.primal - ref.primal) <= TOL * _p0(X, y, "logistic")
+    with pytest.raises(ValueError, match="chose ProxCoCoA.*pass X and y in memory"):
+        cdd.solve([(X[:20], y[:20])], loss="squared", penalty="elastic_net", lam=LAM)
+
+
 def test_shards_in_memory_as_pairs(data):
     X, y = data
     parts = [(X[:120], y[:120]), (X[120:], y[120:])]
@@ -293,11 +306,11 @@ def test_local_cluster(data, tmp_path):
         _cluster_newton_from_files(client, data, tmp_path)
         _cluster_bad_shard(client, tmp_path)
         _cluster_worker_killed_mid_solve(client, data)
-        _cluster_cli_scheduler(cluster, data, tmp_path)
+        _cluster_cli_scheduler(cluster, client, data, tmp_path)
         _cluster_closed_mid_solve(cluster, client, data)  # last: it closes the cluster
 
 
-def _cluster_cli_scheduler(cluster, data, tmp_path):
+def _cluster_cli_scheduler(cluster, client, data, tmp_path):
     """``cdlearn fit --scheduler ADDRESS --shards 8``: the model is the optimum."""
     import json
 
@@ -306,6 +319,7 @@ def _cluster_cli_scheduler(cluster, data, tmp_path):
     from cdlearn.cli import main
 
     X, y = data
+    client.wait_for_workers(2, timeout=60)  # the worker killed above is back
     path, out = tmp_path / "train.svm", tmp_path / "model.json"
     dump_svmlight_file(X, y, str(path), zero_based=False)
     # logistic l2: ~30 CoCoA+ rounds at K = 8 (the squared hinge with elastic net: ~360)
@@ -485,8 +499,10 @@ def test_proxcocoa_bad_input(wide, tmp_path):
         cdd.solve(X, y, loss="hinge", penalty="l1", lam=0.1)
     with pytest.raises(ValueError, match="pass X and y in memory"):
         cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="proxcocoa+")
-    with pytest.raises(ValueError, match="needs an l2 part"):
+    with pytest.raises(ValueError, match="chose ProxCoCoA.*pass X and y in memory"):
         cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1)
+    with pytest.raises(ValueError, match="needs an l2 part"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="cocoa+")
 
 
 def test_one_shard_logistic_iterates(data):

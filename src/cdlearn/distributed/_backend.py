@@ -70,11 +70,23 @@ class DaskActors:
         self.timeout = timeout
         self.restarts = 0
         self._connecting_since = None
-        workers = self._workers()
         self.actors = [None] * len(self.specs)
-        futures = [self._create(k, workers[k % len(workers)]) for k in range(len(self.specs))]
-        for k, fut in enumerate(futures):
-            self.actors[k] = fut.result()
+        deadline = time.perf_counter() + RESTART_SECONDS
+        while True:
+            workers = self._workers()
+            try:
+                futures = [self._create(k, workers[k % len(workers)])
+                           for k in range(len(self.specs))]
+                for k, fut in enumerate(futures):
+                    self.actors[k] = fut.result()
+                break
+            except KeyError as exc:
+                # a worker that died a moment ago is still listed (KeyError: its address;
+                # seen after a worker was killed and its nanny restarted it): list again
+                if time.perf_counter() > deadline:
+                    raise RuntimeError(f"could not place the shards on the workers within "
+                                       f"{RESTART_SECONDS:g} s ({exc!r})") from exc
+                time.sleep(0.5)
 
     def _workers(self):
         workers = sorted(self.client.scheduler_info()["workers"])

@@ -149,7 +149,10 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
         sw = check_sample_weight(sample_weight, as_design(data).n_samples)
 
     shape = None if y is None else as_design(data).shape
-    chosen, reason = choose_method(method, loss, l1, l2, shape, fit_intercept)
+    if shape is None and method == "auto":  # row shards: decided once they report their width
+        chosen, reason = "auto", ""
+    else:
+        chosen, reason = choose_method(method, loss, l1, l2, shape, fit_intercept)
     if chosen == "proxcocoa+":
         specs, order = _column_specs(data, n_shards, loss, l1, l2, seed,
                                      float(sw.max())), None
@@ -168,8 +171,11 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
             d = _check_features(specs, infos)
             backend.call("pad_features", [None if i[1] == d else (d,) for i in infos])
             n = sum(i[0] for i in infos)
-            if shape is None:  # shards: the choice needed their number of features
+            if chosen == "auto":  # shards: the choice needed their number of features
                 chosen, reason = choose_method(method, loss, l1, l2, (n, d), fit_intercept)
+                if chosen == "proxcocoa+":
+                    raise ValueError(f"method='auto' chose ProxCoCoA+ ({reason}), which splits "
+                                     f"the columns: pass X and y in memory, not row shards")
             run = _cocoa if chosen == "cocoa+" else _newton
             result = run(backend, n=n, d=d, l1=l1, l2=l2, p0=sum(i[2] for i in infos) / n,
                          tol=tol, max_rounds=max_rounds, local_epochs=local_epochs,
