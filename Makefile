@@ -64,6 +64,10 @@ bench-coldstart: $(STAMP)
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md
 
+bench-distributed: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+		MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 $(PY) -m benchmarks.distributed
+
 # benchopt's public Lasso benchmark with cdlearn's solver files (benchmarks/benchopt/lasso;
 # leukemia read from $CDLEARN_DATA);
 # BENCHMARK=path/to/benchmark_lasso checkout, else it is cloned (needs the network)

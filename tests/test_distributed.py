@@ -70,7 +70,7 @@ def _check_optimal(res, X, y, loss, penalty):
 
 
 # --------------------------------------------------------------------------- in-process
-@pytest.mark.parametrize("K", [2, 4])
+@pytest.mark.parametrize("K", [2, 4, 8])
 @pytest.mark.parametrize("penalty", ["l2", "elastic_net"])
 @pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared"])
 def test_cocoa_reaches_single_machine_optimum(data, loss, penalty, K):
@@ -167,7 +167,9 @@ def test_auto_rule(data):
     small = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 123))
     assert small[0] == "newton" and "123 features" in small[1]
     assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000))[0] == "cocoa+"
-    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "cocoa+"
+    # elastic net: proximal Newton on few features, CoCoA+ on many
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 10))[0] == "newton"
+    assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10**6, 5000))[0] == "cocoa+"
     assert cdd.choose_method("auto", "logistic", 0.5, 0.5, (10, 100))[0] == "proxcocoa+"
     assert cdd.choose_method("auto", "squared", 1.0, 0.0, (10**6, 10))[0] == "proxcocoa+"
     assert cdd.choose_method("auto", "hinge", 0.0, 1.0, (10**6, 10))[0] == "cocoa+"
@@ -191,6 +193,19 @@ def test_libsvm_shards_match_in_memory(tmp_path, data):
     res = cdd.solve(paths, loss="logistic", lam=LAM, method="cocoa+", tol=TOL)
     assert res.w.shape == (X.shape[1],)
     _check_optimal(res, X, y, "logistic", "l2")  # alpha in file order = row order here
+
+
+def test_auto_on_shards_decides_from_their_width(data):
+    """Row shards reveal d only once loaded: "auto" then picks Newton for an intercept
+    with 300 features (it raised CoCoA+'s intercept error before looking at d)."""
+    X, y = data
+    parts = [(X[:120], y[:120]), (X[120:], y[120:])]
+    res = cdd.solve(parts, loss="logistic", lam=LAM, tol=TOL, fit_intercept=True)
+    ref = cdlearn.solve(X, y, loss="logistic", lam=LAM, tol=1e-13, fit_intercept=True)
+    assert res.solver == "newton" and res.info["reason"].startswith("300 features")
+    assert abs(res.primal - ref.primal) <= TOL * _p0(X, y, "logistic")
+    with pytest.raises(ValueError, match="chose ProxCoCoA.*pass X and y in memory"):
+        cdd.solve([(X[:20], y[:20])], loss="squared", penalty="elastic_net", lam=LAM)
 
 
 def test_shards_in_memory_as_pairs(data):
@@ -291,6 +306,71 @@ def test_local_cluster(data, tmp_path):
         _cluster_newton_from_files(client, data, tmp_path)
         _cluster_bad_shard(client, tmp_path)
         _cluster_worker_killed_mid_solve(client, data)
+        _cluster_cli_scheduler(cluster, client, data, tmp_path)
+        _cluster_closed_mid_solve(cluster, client, data)  # last: it closes the cluster
+
+
+def _cluster_cli_scheduler(cluster, client, data, tmp_path):
+    """``cdlearn fit --scheduler ADDRESS --shards 8``: the model is the optimum."""
+    import json
+
+    from sklearn.datasets import dump_svmlight_file
+
+    from cdlearn.cli import main
+
+    X, y = data
+    client.wait_for_workers(2, timeout=60)  # the worker killed above is back
+    path, out = tmp_path / "train.svm", tmp_path / "model.json"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    # logistic l2: ~30 CoCoA+ rounds at K = 8 (the squared hinge with elastic net: ~360)
+    code = main(["fit", str(path), "--loss", "logistic", "--penalty", "l2", "--lam", str(LAM),
+                 "--tol", str(TOL), "--scheduler", cluster.scheduler_address, "--shards", "8",
+                 "--method", "cocoa+", "-o", str(out), "-q"])
+    model = json.loads(out.read_text())
+    assert code == 0 and model["converged"] and model["solver"] == "cocoa+"
+    assert model["distributed"]["n_shards"] == 8 and model["distributed"]["bytes_up"] > 0
+    p0 = _p0(X, y, "logistic")
+    assert abs(model["primal"] - _optimum(X, y, "logistic", "l2")) <= TOL * p0
+
+
+def _cluster_closed_mid_solve(cluster, client, data):
+    """The scheduler and workers go away after round 2: a RuntimeError saying so, not a hang
+    (measured: raised ~4 s later, the cluster's own shutdown time)."""
+    X, y = data
+
+    def close(state):
+        if state.epoch == 2:
+            cluster.close()
+
+    with pytest.raises(RuntimeError, match="the Dask client is closed .* cannot go on"):
+        cdd.solve(X, y, loss="logistic", lam=LAM, client=client, n_shards=2, method="cocoa+",
+                  tol=1e-15, max_rounds=10**6, callback=close)
+
+
+@pytest.mark.slow  # 21 solves, ~1,800 rounds on one LocalCluster: 31 min at load 30
+def test_done_when_on_local_cluster(wide):
+    """Issue 21's done-when on a real LocalCluster(n_workers=2, processes=True): K = 2, 4, 8
+    shards (K > workers: several shards per worker), CoCoA+ for logistic, squared hinge
+    and squared loss with l2 and elastic net, and Lasso through ProxCoCoA+ (small
+    problems: the rounds cost the cluster's latency, not compute)."""
+    X, y = _problem(120, 80)
+    Xw, _, yw = wide
+    lam = 0.2 * np.abs(Xw.T @ yw).max() / Xw.shape[0]
+    ref = cdlearn.solve(Xw, yw, loss="squared", penalty="l1", lam=lam, tol=1e-13)
+    p0w = initial_primal(make_problem(Xw, yw, loss="squared", penalty="l1", lam=lam))
+    cluster, client = _local_cluster()
+    with cluster, client:
+        for K in (2, 4, 8):
+            for loss in ("logistic", "squared_hinge", "squared"):
+                for penalty in ("l2", "elastic_net"):
+                    res = cdd.solve(X, y, loss=loss, penalty=penalty, lam=LAM, client=client,
+                                    n_shards=K, method="cocoa+", tol=TOL, max_rounds=3000)
+                    assert res.info["n_shards"] == K
+                    _check_optimal(res, X, y, loss, penalty)
+            res = cdd.solve(Xw, yw, loss="squared", penalty="l1", lam=lam, client=client,
+                            n_shards=K, tol=1e-7, max_rounds=3000)
+            assert res.solver == "proxcocoa+" and res.converged and res.gap <= 1e-7 * p0w
+            assert abs(res.primal - ref.primal) <= 1e-7 * p0w
 
 
 def _cluster_cocoa(client, data):
@@ -419,8 +499,10 @@ def test_proxcocoa_bad_input(wide, tmp_path):
         cdd.solve(X, y, loss="hinge", penalty="l1", lam=0.1)
     with pytest.raises(ValueError, match="pass X and y in memory"):
         cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="proxcocoa+")
-    with pytest.raises(ValueError, match="needs an l2 part"):
+    with pytest.raises(ValueError, match="chose ProxCoCoA.*pass X and y in memory"):
         cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1)
+    with pytest.raises(ValueError, match="needs an l2 part"):
+        cdd.solve([(X, y)], loss="squared", penalty="l1", lam=0.1, method="cocoa+")
 
 
 def test_one_shard_logistic_iterates(data):
@@ -448,3 +530,78 @@ def test_one_shard_logistic_iterates(data):
     for r in range(1, 11):
         scale = np.max(np.abs(single[r][0]))
         assert np.max(np.abs(seen[r] - single[r][0])) <= 1e-12 * scale
+
+
+# --------------------------------------------------------------------------- intercept, weights
+def _weights(n, seed=5):
+    return np.random.default_rng(seed).uniform(0.2, 2.0, n)
+
+
+@pytest.mark.parametrize("method,loss,penalty", [
+    ("newton", "logistic", "l2"), ("newton", "squared_hinge", "elastic_net"),
+    ("proxcocoa+", "logistic", "l2"), ("proxcocoa+", "squared", "elastic_net"),
+])
+def test_intercept_and_sample_weight(data, method, loss, penalty):
+    """The optimum of cdlearn.solve with the same intercept and weights, K = 3."""
+    X, y = data
+    sw = _weights(X.shape[0])
+    kw = dict(loss=loss, penalty=penalty, lam=LAM, fit_intercept=True, sample_weight=sw)
+    ref = cdlearn.solve(X, y, tol=1e-13, max_epochs=20000, **kw)
+    res = cdd.solve(X, y, n_shards=3, method=method, tol=TOL, max_rounds=5000, **kw)
+    p0 = initial_primal(make_problem(X, y, **kw))
+    assert res.converged and res.solver == method
+    assert abs(res.primal - ref.primal) <= TOL * p0
+    # the point returned is certified: its single-machine objective is the one reported
+    p = make_problem(X, y, **kw)
+    z = X @ res.w + res.intercept
+    from cdlearn.objectives import primal_value
+
+    assert abs(primal_value(p.loss_code, z, p.y, sw, res.w, p.l1, p.l2) - res.primal) \
+        <= 1e-12 * res.primal
+    assert abs(res.intercept - ref.intercept) <= 1e-3 * max(1.0, abs(ref.intercept))
+
+
+def test_cocoa_refuses_an_intercept(data):
+    """CoCoA+ cannot fit b (Σα = 0 couples the shards): a clear error, and "auto"
+    routes an intercept to Newton (few features) or ProxCoCoA+ (many)."""
+    X, y = data
+    with pytest.raises(ValueError, match="fit_intercept=True is not supported by CoCoA"):
+        cdd.solve(X, y, loss="logistic", lam=LAM, method="cocoa+", fit_intercept=True)
+    with pytest.raises(ValueError, match="fit_intercept=True is not supported by CoCoA.*hinge"):
+        cdd.solve(X, y, loss="hinge", lam=LAM, fit_intercept=True)
+    assert cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 100), True)[0] == "newton"
+    many = cdd.choose_method("auto", "logistic", 0.0, 1.0, (10**6, 5000), True)
+    assert many[0] == "proxcocoa+" and "CoCoA+ cannot fit an intercept" in many[1]
+
+
+def test_proxcocoa_intercept_and_sample_weight(wide):
+    X, _, y = wide
+    sw = _weights(X.shape[0])
+    lam = 0.2 * np.abs(X.T @ (y - y.mean())).max() / X.shape[0]
+    kw = dict(loss="squared", penalty="l1", lam=lam, fit_intercept=True, sample_weight=sw)
+    ref = cdlearn.solve(X, y, tol=1e-13, **kw)
+    res = cdd.solve(X, y, n_shards=2, tol=1e-7, max_rounds=3000, **kw)
+    p0 = initial_primal(make_problem(X, y, **kw))
+    assert res.solver == "proxcocoa+" and res.converged
+    assert abs(res.primal - ref.primal) <= 1e-7 * p0
+    assert abs(res.intercept - ref.intercept) <= 1e-3 * max(1.0, abs(ref.intercept))
+
+
+@pytest.mark.parametrize("loss", ["logistic", "squared_hinge", "squared"])
+def test_newton_elastic_net(data, loss):
+    """Proximal Newton (CD on the driver's d×d model) for elastic net, K = 4."""
+    X, y = data
+    res = cdd.solve(X, y, loss=loss, penalty="elastic_net", lam=LAM, n_shards=4,
+                    method="newton", tol=TOL, max_rounds=100)
+    p0 = _p0(X, y, loss)
+    assert res.solver == "newton" and res.converged and res.gap <= TOL * p0
+    assert abs(res.primal - _optimum(X, y, loss, "elastic_net")) <= TOL * p0
+    assert 0 < np.count_nonzero(res.w) < X.shape[1]  # the l1 part zeroes coefficients
+
+
+def test_sample_weight_needs_in_memory_data(data):
+    X, y = data
+    with pytest.raises(ValueError, match="sample_weight needs an in-memory X"):
+        cdd.solve([(X, y)], loss="squared", lam=LAM, sample_weight=np.ones(X.shape[0]))
+    with pytest.raises(ValueError, match="sample_weight must have shape"):
+        cdd.solve(X, y, loss="squared", lam=LAM, sample_weight=np.ones(3))

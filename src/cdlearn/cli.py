@@ -258,6 +258,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--progress", action="store_true",
                    help="show a progress bar instead of trace lines")
     p.add_argument("-q", "--quiet", action="store_true", help="print only the summary")
+    cluster = p.add_argument_group(
+        "on a Dask cluster (cdlearn.distributed.solve; needs cdlearn[distributed])")
+    where = cluster.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="fit on the Dask scheduler at ADDRESS (e.g. tcp://host:8786)")
+    where.add_argument("--local-workers", type=_int(1), metavar="N",
+                       help="fit on a LocalCluster of N worker processes started for this fit")
+    cluster.add_argument("--shards", type=_int(1), metavar="K",
+                         help="shards of the data (default: one per worker)")
+    cluster.add_argument("--method", choices=("auto", "cocoa+", "newton", "proxcocoa+"),
+                         default="auto", help="distributed method (default: auto)")
     p.set_defaults(func=cmd_fit)
 
     p = sub.add_parser("predict", parents=[common],
@@ -629,8 +640,12 @@ def cmd_fit(args) -> int:
     problem = make_problem(X, y, loss=args.loss, penalty=args.penalty, lam=lam,
                            l1_ratio=args.l1_ratio, fit_intercept=args.intercept)
     p0 = initial_primal(problem)
-    solver, reason = resolve_solver(problem, args.solver, args.sampling)
-    if args.solver == "auto":
+    on_cluster = args.scheduler is not None or args.local_workers is not None
+    if on_cluster:
+        solver, reason = _distributed_method(args, X, lam)
+    else:
+        solver, reason = resolve_solver(problem, args.solver, args.sampling)
+    if args.solver == "auto" and not on_cluster:
         from .solvers import SOLVERS
 
         try:
@@ -647,7 +662,10 @@ def cmd_fit(args) -> int:
         _say(f"problem: loss={args.loss}, penalty={args.penalty}, lam={lam:.6g}"
              + (f", l1_ratio={args.l1_ratio:g}" if args.penalty == "elastic_net" else "")
              + (", intercept" if args.intercept else ""))
-        if args.solver == "auto":
+        if on_cluster:
+            where = args.scheduler or f"{args.local_workers} local worker processes"
+            _say(f"distributed: {args.method} -> {solver} on {where} ({reason})")
+        elif args.solver == "auto":
             _say(f"solver: auto -> {solver} ({reason})")
         else:
             _say(f"solver: {solver}")
@@ -656,12 +674,16 @@ def cmd_fit(args) -> int:
     if printer is not None:
         _say(printer.header)
     with CompileRecorder() as compiling:
-        res = solve(X, y, loss=args.loss, penalty=args.penalty, lam=lam,
-                    l1_ratio=args.l1_ratio, solver=solver, sampling=args.sampling,
-                    tol=args.tol, max_epochs=args.max_epochs, seed=args.seed,
-                    fit_intercept=args.intercept, callback=args.sigint.stop_callback(printer),
-                    verbose=bool(args.progress and not args.quiet),
-                    check_every=args.check_every)
+        if on_cluster:
+            res = _fit_distributed(args, X, y, lam, args.sigint.stop_callback(printer))
+        else:
+            res = solve(X, y, loss=args.loss, penalty=args.penalty, lam=lam,
+                        l1_ratio=args.l1_ratio, solver=solver, sampling=args.sampling,
+                        tol=args.tol, max_epochs=args.max_epochs, seed=args.seed,
+                        fit_intercept=args.intercept,
+                        callback=args.sigint.stop_callback(printer),
+                        verbose=bool(args.progress and not args.quiet),
+                        check_every=args.check_every)
     interrupted = args.sigint.count > 0
     if printer is not None:
         printer.finish(res.trace)
@@ -701,6 +723,14 @@ def cmd_fit(args) -> int:
         "p0": float(p0),
         "nnz_w": int(np.count_nonzero(res.w)),
     }
+    if on_cluster:
+        model["distributed"] = {
+            "scheduler": args.scheduler, "local_workers": args.local_workers,
+            "n_shards": res.info["n_shards"], "method": res.solver, "rounds": res.info["rounds"],
+            "bytes_up": int(res.trace["bytes_up"][-1]),
+            "bytes_down": int(res.trace["bytes_down"][-1]),
+            "restarted_shards": res.info["restarted_shards"],
+        }
     out = _write_atomic(args.output, json.dumps(model, indent=1) + "\n")
     status = "converged" if res.converged else "NOT converged"
     _say(f"{res.solver}: {status} after {res.n_epochs} epochs ({res.passes:.1f} passes, "
@@ -712,6 +742,45 @@ def cmd_fit(args) -> int:
                     f"{res.n_epochs}, gap {res.gap:.3g}; not converged, \"interrupted\": true)")
         return EXIT_INTERRUPTED
     return EXIT_OK
+
+
+def _distributed_method(args, X, lam):
+    """``(method, reason)`` of ``cdlearn fit --scheduler/--local-workers``."""
+    from .distributed import choose_method
+    from .penalties import penalty_strengths
+
+    if args.solver != "auto" or args.sampling is not None:
+        raise UsageError("--solver and --sampling choose single-machine methods; on a cluster "
+                         "use --method")
+    l1, l2 = penalty_strengths(args.penalty, lam, args.l1_ratio)
+    return choose_method(args.method, args.loss, l1, l2, X.shape, args.intercept)
+
+
+def _fit_distributed(args, X, y, lam, callback):
+    """The fit of ``cdlearn fit`` on a Dask scheduler or on N local worker processes."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise UsageError("--scheduler and --local-workers need Dask: "
+                         "pip install 'cdlearn[distributed]'") from exc
+    from .distributed import solve as distributed_solve
+
+    with contextlib.ExitStack() as stack:
+        if args.scheduler is not None:
+            client = stack.enter_context(Client(args.scheduler, timeout="10s"))
+        else:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=args.local_workers, processes=True, threads_per_worker=1,
+                dashboard_address=None))
+            client = stack.enter_context(Client(cluster))
+        try:
+            return distributed_solve(
+                X, y, loss=args.loss, penalty=args.penalty, lam=lam, l1_ratio=args.l1_ratio,
+                client=client, n_shards=args.shards, method=args.method, tol=args.tol,
+                max_rounds=args.max_epochs, seed=args.seed, fit_intercept=args.intercept,
+                callback=callback, verbose=bool(args.progress and not args.quiet))
+        except RuntimeError as exc:  # the cluster went away: one line, not a traceback
+            raise ConnectionError(str(exc)) from exc
 
 
 def _compile_note(compiling) -> str:

@@ -26,6 +26,8 @@ def payload_bytes(obj) -> int:
 POLL_SECONDS = 0.02
 #: how long a lost shard may take to find a live worker and reload there
 RESTART_SECONDS = 60.0
+#: how long the client may try to reconnect to its scheduler before the solve gives up
+RECONNECT_SECONDS = 30.0
 
 
 class ShardLost(RuntimeError):
@@ -67,11 +69,24 @@ class DaskActors:
         self.specs = list(specs)
         self.timeout = timeout
         self.restarts = 0
-        workers = self._workers()
+        self._connecting_since = None
         self.actors = [None] * len(self.specs)
-        futures = [self._create(k, workers[k % len(workers)]) for k in range(len(self.specs))]
-        for k, fut in enumerate(futures):
-            self.actors[k] = fut.result()
+        deadline = time.perf_counter() + RESTART_SECONDS
+        while True:
+            workers = self._workers()
+            try:
+                futures = [self._create(k, workers[k % len(workers)])
+                           for k in range(len(self.specs))]
+                for k, fut in enumerate(futures):
+                    self.actors[k] = fut.result()
+                break
+            except KeyError as exc:
+                # a worker that died a moment ago is still listed (KeyError: its address;
+                # seen after a worker was killed and its nanny restarted it): list again
+                if time.perf_counter() > deadline:
+                    raise RuntimeError(f"could not place the shards on the workers within "
+                                       f"{RESTART_SECONDS:g} s ({exc!r})") from exc
+                time.sleep(0.5)
 
     def _workers(self):
         workers = sorted(self.client.scheduler_info()["workers"])
@@ -137,7 +152,15 @@ class DaskActors:
     def _check_connected(self, method, exc):
         """A lost shard is reloaded only while the client still reaches its scheduler."""
         status = getattr(self.client, "status", "running")
-        if status not in ("running", "connecting"):
+        if status == "connecting":  # reconnecting to its scheduler: wait, but not forever
+            now = time.perf_counter()
+            self._connecting_since = self._connecting_since or now
+            if now - self._connecting_since <= RECONNECT_SECONDS:
+                return
+            status = f"still reconnecting after {RECONNECT_SECONDS:g} s"
+        else:
+            self._connecting_since = None
+        if status != "running":
             raise RuntimeError(f"the Dask client is {status} (it lost its scheduler or was "
                                f"closed) during {method!r}: the solve cannot go on") from exc
 

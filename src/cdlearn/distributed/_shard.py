@@ -46,22 +46,25 @@ def load_libsvm(path, n_features=None):
 class Shard:
     """Rows ``X_k, y_k`` of one shard and the local state of the method run on them.
 
-    ``source`` is a LIBSVM path (read here, on the worker) or ``(X_k, y_k)``.
-    ``name`` names the shard in every error.
+    ``source`` is a LIBSVM path (read here, on the worker), ``(X_k, y_k)`` or
+    ``(X_k, y_k, s_k)`` with sample weights. ``name`` names the shard in every error.
+    With ``fit_intercept`` the driver holds the intercept b and sends it.
     """
 
-    def __init__(self, source, *, name, loss, penalty, lam, l1_ratio, n_features=None):
+    def __init__(self, source, *, name, loss, penalty, lam, l1_ratio, n_features=None,
+                 fit_intercept=False):
         self.name = name
         if isinstance(source, tuple):
-            X, y = source
+            X, y, *weights = source
         else:
-            X, y = load_libsvm(source, n_features)
-        self._objective = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio)
-        self._build(X, y)
+            (X, y), weights = load_libsvm(source, n_features), []
+        self._objective = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
+                               fit_intercept=fit_intercept)
+        self._build(X, y, weights[0] if weights else None)
 
-    def _build(self, X, y):
+    def _build(self, X, y, sample_weight=None):
         try:
-            self.problem = make_problem(X, y, **self._objective)
+            self.problem = make_problem(X, y, sample_weight=sample_weight, **self._objective)
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"shard {self.name}: {exc}") from exc
         self.state = None
@@ -72,7 +75,7 @@ class Shard:
         p = self.problem
         M = sp.csr_matrix(p.design.scipy_layout("csr"))
         self._build(sp.csr_matrix((M.data, M.indices, M.indptr),
-                                  shape=(M.shape[0], n_features)), p.y)
+                                  shape=(M.shape[0], n_features)), p.y, p.sample_weight)
 
     def timed(self, method, *args):
         """``(method(*args), its seconds)``: the driver tells compute from communication."""
@@ -89,9 +92,12 @@ class Shard:
                 float(weighted_loss_sum(p.loss_code, zero, p.y, p.sample_weight)),
                 float(p.sample_weight.sum()))
 
-    def _margins(self, w):
+    def _margins(self, w, b=0.0):
         p = self.problem
-        return p.design.matvec(w) if w.any() else np.zeros(p.n_samples)
+        z = p.design.matvec(w) if w.any() else np.zeros(p.n_samples)
+        if b != 0.0:
+            z += b
+        return z
 
     # ------------------------------------------------------------------ CoCoA+
     def cocoa_setup(self, n_total, n_shards, seed, mean_weight):
@@ -155,10 +161,11 @@ class Shard:
         return self.snapshots[round_]
 
     # ------------------------------------------------------------------ Newton
-    def newton_parts(self, w):
-        """``(Σ s φ, Fenchel–Young sum at α = -sφ'(z), X_kᵀ(sφ'(z)), X_kᵀ diag(sφ'') X_k)``."""
+    def newton_parts(self, w, b=0.0):
+        """``(Σ s φ, Fenchel–Young sum at α = -sφ'(z), X̃_kᵀ(sφ'(z)), X̃_kᵀ diag(sφ'') X̃_k)``
+        at ``z = X_k w + b``; ``X̃_k`` is ``X_k`` with a column of ones for an intercept."""
         p = self.problem
-        z = self._margins(w)
+        z = self._margins(w, b)
         deriv = np.empty(p.n_samples)
         loss_derivatives(p.loss_code, z, p.y, deriv)
         alpha = -p.sample_weight * deriv
@@ -167,13 +174,21 @@ class Shard:
         grad = -p.design.rmatvec(alpha)
         curv = np.empty(p.n_samples)
         weighted_second_derivatives(p.loss_code, z, p.y, p.sample_weight, curv)
-        return float(loss_sum), float(fy_sum), grad, _weighted_gram(p.design, curv)
+        hess = _weighted_gram(p.design, curv)
+        if p.fit_intercept:
+            col = p.design.rmatvec(curv)
+            hess = np.block([[hess, col[:, None]], [col[None, :], np.array([[curv.sum()]])]])
+            grad = np.append(grad, -alpha.sum())
+        return float(loss_sum), float(fy_sum), grad, hess
 
-    def line_losses(self, w, direction, steps):
-        """``Σ s_i φ(x_iᵀ(w + t·direction))`` for every t of ``steps`` (one pass each)."""
+    def line_losses(self, w, b, direction, steps):
+        """``Σ s_i φ(x_iᵀ(w + tΔ_w) + b + tΔ_b)`` for every t of ``steps`` (one pass each)."""
         p = self.problem
-        z = self._margins(w)
-        dz = p.design.matvec(direction)
+        z = self._margins(w, b)
+        d = p.n_features
+        dz = p.design.matvec(direction[:d])
+        if direction.shape[0] > d:
+            dz += direction[d]
         return [float(weighted_loss_sum(p.loss_code, z + t * dz, p.y, p.sample_weight))
                 for t in steps]
 
@@ -190,15 +205,17 @@ class ColumnShard:
     """Columns ``X[:, J_k]`` of one shard and their block ``w_k`` (ProxCoCoA+).
 
     The rows' labels stay with the driver, which holds the margins ``z = Xw``
-    (n ≪ d: the case ProxCoCoA+ serves) and sends ``φ'(z)`` every round.
+    and the intercept (n ≪ d: the case ProxCoCoA+ serves) and sends ``sφ'(z + b)``
+    every round.
     """
 
-    def __init__(self, X, *, name, n_shards, loss, l1, l2, seed):
+    def __init__(self, X, *, name, n_shards, loss, l1, l2, seed, max_weight=1.0):
         self.name = name
         self.design = as_design(X)
         d = self.design.n_features
-        # σ′ = K (adding, γ = 1); φ is β-smooth, so f(z) = (1/n)Σφ(z_i) is β/n-smooth
-        self.scale = n_shards * smoothness(loss)
+        # σ′ = K (adding, γ = 1); φ is β-smooth, so f(z) = (1/n)Σ s_iφ(z_i) is
+        # β·max(s)/n-smooth
+        self.scale = n_shards * smoothness(loss) * max_weight
         self.l1, self.l2 = l1, l2
         self.w = np.zeros(d)
         self.seed = seed
@@ -210,15 +227,16 @@ class ColumnShard:
         return out, time.perf_counter() - started
 
     def prox_round(self, deriv, round_, keep, local_epochs, resync):
-        """Certificate parts at ``(w_k, α = -φ'(z))``, then the local subproblem.
+        """Certificate parts at ``(w_k, α = -deriv)``, then the local subproblem.
 
-        The local subproblem of ProxCoCoA+ (Smith, Forte, Jordan & Jaggi 2015,
-        primal form), ``min_Δ (1/n)φ'(z)ᵀX_kΔ + σ′β/(2n)‖X_kΔ‖² + λg(w_k + Δ)``,
-        is, divided by σ′β, a squared-loss elastic net in ``u = w_k + Δ`` with
-        targets ``X_k w_k - φ'(z)/(σ′β)`` and penalties ``λ1/(σ′β)``, ``λ2/(σ′β)``:
+        ``deriv = sφ'(z + b)``. The local subproblem of ProxCoCoA+ (Smith, Forte,
+        Jordan & Jaggi 2015, primal form), ``min_Δ (1/n)derivᵀX_kΔ + σ′β/(2n)‖X_kΔ‖² +
+        λg(w_k + Δ)`` (β: the smoothness of sφ), is, divided by σ′β, a squared-loss
+        elastic net in ``u = w_k + Δ`` with targets ``X_k w_k - deriv/(σ′β)`` and
+        penalties ``λ1/(σ′β)``, ``λ2/(σ′β)``:
         ``local_epochs`` passes of cdlearn's primal CD on it, warm-started at w_k.
         Returns ``(max|u_k|, ‖w_k‖₁, w_kᵀu_k, ‖w_k‖², FY_k, nnz(w_k), update)`` with
-        ``u_k = -X_kᵀφ'(z)/n`` and FY_k the elastic net's Fenchel–Young sum on the
+        ``u_k = -X_kᵀderiv/n`` and FY_k the elastic net's Fenchel–Young sum on the
         block; ``update`` is ``X_kΔ`` (or ``X_k w_k`` after the passes, with ``resync``).
         """
         n = self.design.n_samples

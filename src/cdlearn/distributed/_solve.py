@@ -13,8 +13,16 @@ import scipy.linalg
 import scipy.sparse as sp
 
 from ..api import make_problem
-from ..data import as_design, check_choice, check_int, check_positive, check_seed
+from ..data import (
+    as_design,
+    check_choice,
+    check_int,
+    check_positive,
+    check_sample_weight,
+    check_seed,
+)
 from ..kernels.dual_cd import row_hashes
+from ..kernels.newton_cd import gram_inner_cd, outer_violations
 from ..losses import LOSS_CODES, loss_derivatives, weighted_loss_and_fenchel_young_sums
 from ..penalties import (
     penalty_fenchel_young,
@@ -22,6 +30,7 @@ from ..penalties import (
     penalty_value,
     soft_threshold_array,
 )
+from ..sampling import make_rng_state
 from ..solvers.base import (
     TRACE_COLUMNS,
     CallbackState,
@@ -31,6 +40,7 @@ from ..solvers.base import (
     initial_primal,
 )
 from ..solvers.dual_cd import RESYNC_EVERY
+from ..solvers.intercept import optimal_intercept
 from ._backend import DaskActors, InProcess, ShardLost, payload_bytes
 from ._shard import ColumnShard, Shard
 
@@ -45,6 +55,8 @@ NEWTON_MAX_FEATURES = 2000
 #: Armijo line search of distributed Newton: sufficient decrease and the steps tried
 ARMIJO = 1e-4
 LINE_STEPS = tuple(0.5 ** k for k in range(31))
+#: epochs of CD on proximal Newton's model (elastic net), at most
+INNER_MAX_EPOCHS = 1000
 
 ShardSpec = namedtuple("ShardSpec", "cls args kwargs")
 
@@ -60,13 +72,15 @@ class DistributedTrace(Trace):
 
 def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, client=None,
           n_shards=None, method="auto", tol=1e-6, max_rounds=500, local_epochs=1, seed=0,
-          callback=None, verbose=False, n_features=None, timeout=None) -> SolveResult:
-    """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw, y_i) + λ g(w)`` over rows held by several shards.
+          callback=None, verbose=False, n_features=None, timeout=None, fit_intercept=False,
+          sample_weight=None) -> SolveResult:
+    """Minimise ``P(w, b) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` over data held by several shards.
 
     Parameters
     ----------
-    data : ``X`` (with ``y``), ``(X, y)``, a list of ``(X_k, y_k)`` shards, or a list of
-        LIBSVM file paths (1-based indices) read on the workers, never by the driver.
+    data : ``X`` (with ``y``), ``(X, y)``, a list of ``(X_k, y_k)`` or ``(X_k, y_k, s_k)``
+        shards, or a list of LIBSVM file paths (1-based indices) read on the workers,
+        never by the driver.
         ``X`` in memory is split into ``n_shards`` by a hash of each row's content,
         so identical rows share a shard (duplicates on different shards slow CoCoA+).
     loss, penalty, lam, l1_ratio : as :func:`cdlearn.solve`; penalty "l2",
@@ -77,7 +91,8 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     method : "auto" (:func:`choose_method`), "cocoa+" (rows split; Ma, Smith, Jaggi et
         al. 2015, adding, γ = 1, σ′ = K; local solver: cdlearn's dual CD; every loss,
         l2 or elastic net), "newton" (rows split; each shard sends ``X_kᵀD_kX_k`` and
-        ``X_kᵀg_k``, the driver solves the d×d system; smooth losses, l2) or
+        ``X_kᵀg_k``, the driver solves the d×d model: a linear system for l2, CD on it
+        for elastic net, i.e. proximal Newton; smooth losses) or
         "proxcocoa+" (columns of an in-memory X split; Smith et al. 2015; local
         solver: cdlearn's primal CD; smooth losses, l1 or elastic net; the rounds
         to a given gap grow with K).
@@ -87,6 +102,15 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     local_epochs : passes of the local solver per (Prox)CoCoA+ round.
     n_features : features of LIBSVM shards (default: the largest index in any shard).
     timeout : seconds to wait for a shard's answer (None: no limit).
+    fit_intercept : an unpenalised intercept b, held by the driver (Newton and
+        ProxCoCoA+; "auto" then picks one of them). Not CoCoA+: the intercept's dual
+        constraint Σα = 0 couples the shards (kept per shard by pair steps, Σα_k = 0,
+        it excludes the optimum: gap stuck at 4e-4 with K = 3). ProxCoCoA+ sets b
+        to the exact minimiser from the margins it holds;
+        Newton treats b as one more (unpenalised) variable of its model, and its
+        gap is at the current b (as a single-machine primal method's, which sets
+        b exactly: a joint certificate when Σα = 0, reached as Newton converges).
+    sample_weight : weights ``s_i`` of an in-memory X (shards: pass ``(X_k, y_k, s_k)``).
 
     Returns the :class:`~cdlearn.solvers.base.SolveResult` of :func:`cdlearn.solve`
     (``solver`` is the method run, ``info["reason"]`` says why, and
@@ -116,32 +140,47 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     n_shards = check_int("n_shards", n_shards)
     if y is None and isinstance(data, tuple) and len(data) == 2:
         data, y = data
+    fit_intercept = bool(fit_intercept)
+    if y is None and sample_weight is not None:
+        raise ValueError("sample_weight needs an in-memory X (and y); give shards as "
+                         "(X_k, y_k, s_k) triples instead")
+    sw = None
+    if y is not None:
+        sw = check_sample_weight(sample_weight, as_design(data).n_samples)
 
     shape = None if y is None else as_design(data).shape
-    chosen, reason = choose_method(method, loss, l1, l2, shape)
-    if chosen == "proxcocoa+":
-        specs, order = _column_specs(data, y, n_shards, loss, l1, l2, seed), None
+    if shape is None and method == "auto":  # row shards: decided once they report their width
+        chosen, reason = "auto", ""
     else:
-        common = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio)
-        specs, order = _shard_specs(data, y, n_shards, n_features, common)
+        chosen, reason = choose_method(method, loss, l1, l2, shape, fit_intercept)
+    if chosen == "proxcocoa+":
+        specs, order = _column_specs(data, n_shards, loss, l1, l2, seed,
+                                     float(sw.max())), None
+    else:
+        common = dict(loss=loss, penalty=penalty, lam=lam, l1_ratio=l1_ratio,
+                      fit_intercept=fit_intercept)
+        specs, order = _shard_specs(data, y, sw, n_shards, n_features, common)
     backend = InProcess(specs) if client is None else DaskActors(client, specs, timeout)
     try:
         if chosen == "proxcocoa+":
-            result = _prox_cocoa(backend, data, y, loss=loss, l1=l1, l2=l2, tol=tol,
-                                 max_rounds=max_rounds, local_epochs=local_epochs,
+            result = _prox_cocoa(backend, data, y, sw, fit_intercept, loss=loss, l1=l1, l2=l2,
+                                 tol=tol, max_rounds=max_rounds, local_epochs=local_epochs,
                                  callback=callback, n_shards=len(specs))
         else:
             infos, _ = backend.call("info", [()] * len(specs))
             d = _check_features(specs, infos)
             backend.call("pad_features", [None if i[1] == d else (d,) for i in infos])
             n = sum(i[0] for i in infos)
-            if shape is None:  # shards: the choice needed their number of features
-                chosen, reason = choose_method(method, loss, l1, l2, (n, d))
+            if chosen == "auto":  # shards: the choice needed their number of features
+                chosen, reason = choose_method(method, loss, l1, l2, (n, d), fit_intercept)
+                if chosen == "proxcocoa+":
+                    raise ValueError(f"method='auto' chose ProxCoCoA+ ({reason}), which splits "
+                                     f"the columns: pass X and y in memory, not row shards")
             run = _cocoa if chosen == "cocoa+" else _newton
             result = run(backend, n=n, d=d, l1=l1, l2=l2, p0=sum(i[2] for i in infos) / n,
                          tol=tol, max_rounds=max_rounds, local_epochs=local_epochs,
                          seed=seed, mean_weight=sum(i[3] for i in infos) / n,
-                         callback=callback, n_shards=len(specs))
+                         callback=callback, n_shards=len(specs), fit_intercept=fit_intercept)
         if verbose:
             print(f"cdlearn.distributed: method={chosen} on {len(specs)} shards ({reason})")
     finally:
@@ -156,20 +195,23 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     return result
 
 
-def choose_method(method, loss, l1, l2, shape) -> tuple[str, str]:
+def choose_method(method, loss, l1, l2, shape, fit_intercept=False) -> tuple[str, str]:
     """``(method, reason)`` for penalty strengths ``l1, l2`` and data of ``shape = (n, d)``.
 
     ``shape=None``: the rows come as shards, whose features are not known yet
     (only the row-split methods apply). "auto": ProxCoCoA+ for an l1 part with
     d ≥ :data:`PROX_MIN_RATIO` · n (and for any pure l1 penalty: the row-split
-    methods need λ2 > 0); Newton for smooth losses with l2 and at most
+    methods need λ2 > 0); Newton for smooth losses (l2 or elastic net) and at most
     :data:`NEWTON_MAX_FEATURES` features, where CoCoA+ stalls for K ≥ 2; CoCoA+
-    otherwise (it sends only a sparse Δv_k per shard).
+    otherwise (it sends only a sparse Δv_k per shard). With an intercept, which
+    CoCoA+ cannot fit, ProxCoCoA+ replaces CoCoA+.
     """
     smooth = loss in SMOOTH_LOSSES
     n, d = shape if shape is not None else (None, None)
+    small = d is not None and d <= NEWTON_MAX_FEATURES
     if method == "proxcocoa+" or (method == "auto" and l1 > 0 and d is not None
-                                  and (l2 == 0 or d >= PROX_MIN_RATIO * n)):
+                                  and (l2 == 0 or d >= PROX_MIN_RATIO * n)) or (
+            method == "auto" and fit_intercept and smooth and d is not None and not small):
         if not smooth:
             raise ValueError(f"method='proxcocoa+' needs a smooth loss, got loss={loss!r}")
         if shape is None:
@@ -177,31 +219,37 @@ def choose_method(method, loss, l1, l2, shape) -> tuple[str, str]:
                              "not row shards")
         return "proxcocoa+", ("requested" if method != "auto" else
                               f"an l1 penalty with {d} features >= {PROX_MIN_RATIO} x {n} "
-                              f"samples (or no l2 part): columns split")
+                              f"samples (or no l2 part): columns split" if l1 > 0 and (
+                                  l2 == 0 or d >= PROX_MIN_RATIO * n) else
+                              f"an intercept with {d} features > {NEWTON_MAX_FEATURES}: "
+                              f"columns split (CoCoA+ cannot fit an intercept)")
     if l2 == 0:
         raise ValueError(f"method={method!r} needs an l2 part (penalty 'l2' or 'elastic_net' "
                          f"with l1_ratio < 1); penalty='l1' is ProxCoCoA+'s (in-memory X)")
-    if method == "newton" or (method == "auto" and smooth and l1 == 0 and d is not None
-                              and d <= NEWTON_MAX_FEATURES):
-        if not (smooth and l1 == 0):
-            raise ValueError(f"method='newton' needs a smooth loss and penalty='l2' "
-                             f"(got loss={loss!r}, l1 part {l1})")
+    if method == "newton" or (method == "auto" and smooth and small):
+        if not smooth:
+            raise ValueError(f"method='newton' needs a smooth loss, got loss={loss!r}")
         return "newton", ("requested" if method != "auto" else
                           f"{d} features <= {NEWTON_MAX_FEATURES}: a d×d Newton system per "
                           f"round is cheap, and CoCoA+ stalls on few features")
+    if fit_intercept:
+        raise ValueError(
+            f"fit_intercept=True is not supported by CoCoA+ (method={method!r} chose it for "
+            f"loss={loss!r}" + ("" if d is not None else " and row shards of unknown width")
+            + "): its dual constraint Σα = 0 couples the shards; use method='newton' "
+              "(few features) or 'proxcocoa+' (in-memory X, smooth loss), or fit without "
+              "an intercept")
     if method == "cocoa+":
         return "cocoa+", "requested"
-    why = ("a non-smooth loss" if not smooth else "an l1 part" if l1 > 0 else
+    why = ("a non-smooth loss" if not smooth else
            f"{d} features > {NEWTON_MAX_FEATURES} (a d×d Gram per round is too big)")
     return "cocoa+", f"{why}: CoCoA+ with local dual CD sends only sparse Δv_k"
 
 
 # --------------------------------------------------------------------------- shards
-def _shard_specs(data, y, n_shards, n_features, common):
+def _shard_specs(data, y, sw, n_shards, n_features, common):
     """``(specs, order)``: what builds each shard, and for an in-memory X the
     original row index of every row in shard order (None otherwise)."""
-    if y is None and isinstance(data, tuple) and len(data) == 2:
-        data, y = data
     if isinstance(data, list | tuple) and y is None:
         if not data:
             raise ValueError("data is an empty list of shards")
@@ -211,11 +259,11 @@ def _shard_specs(data, y, n_shards, n_features, common):
                 name = os.fspath(part)
                 specs.append(ShardSpec(Shard, (name,), dict(name=name, n_features=n_features,
                                                      **common)))
-            elif isinstance(part, tuple) and len(part) == 2:
+            elif isinstance(part, tuple) and len(part) in (2, 3):
                 specs.append(ShardSpec(Shard, (part,), dict(name=str(k), **common)))
             else:
-                raise TypeError(f"shard {k} must be a LIBSVM path or an (X_k, y_k) pair, "
-                                f"got {type(part).__name__}")
+                raise TypeError(f"shard {k} must be a LIBSVM path or an (X_k, y_k) pair "
+                                f"(or (X_k, y_k, s_k)), got {type(part).__name__}")
         return specs, None
     if y is None:
         raise ValueError("y is required with an in-memory X")
@@ -232,12 +280,13 @@ def _shard_specs(data, y, n_shards, n_features, common):
         idx = np.flatnonzero(shard_of == k)
         if idx.shape[0] == 0:
             raise ValueError(f"shard {k} of {n_shards} got no rows (too few distinct rows)")
-        specs.append(ShardSpec(Shard, ((X[idx], y[idx]),), dict(name=str(k), **common)))
+        specs.append(ShardSpec(Shard, ((X[idx], y[idx], sw[idx]),),
+                               dict(name=str(k), **common)))
         rows.append(idx)
     return specs, np.concatenate(rows)
 
 
-def _column_specs(X, y, n_shards, loss, l1, l2, seed):
+def _column_specs(X, n_shards, loss, l1, l2, seed, max_weight):
     """Column blocks of an in-memory X (contiguous, balanced by nonzeros) for ProxCoCoA+."""
     design = as_design(X)
     if n_shards > design.n_features:
@@ -250,7 +299,7 @@ def _column_specs(X, y, n_shards, loss, l1, l2, seed):
     X = X.tocsc() if sp.issparse(X) else np.asarray(X)
     return [ShardSpec(ColumnShard, (X[:, bounds[k]:bounds[k + 1]],),
                       dict(name=str(k), n_shards=n_shards, loss=loss, l1=l1, l2=l2,
-                           seed=_shard_seed(seed, k) or 0))
+                           seed=_shard_seed(seed, k) or 0, max_weight=max_weight))
             for k in range(n_shards)]
 
 
@@ -295,7 +344,7 @@ class _Rounds:
         self.bytes_up += up
         self.comm += comm
 
-    def check(self, round_, primal, gap, w, nnz, extra=None, nnz_w=None) -> bool:
+    def check(self, round_, primal, gap, w, nnz, extra=None, nnz_w=None, intercept=0.0) -> bool:
         """Record a certified point; True when the run must stop (gap or callback).
 
         ``w`` is None when the shards hold it (ProxCoCoA+: ``nnz_w`` counts it).
@@ -311,12 +360,13 @@ class _Rounds:
         self.trace.append(passes, passes, seconds, primal, dual, gap, nnz_w,
                           nnz, round_, self.bytes_up, self.bytes_down, self.comm)
         if self.best is None or gap < self.best[2]:
-            self.best = (primal, dual, gap, None if w is None else w.copy(), round_, extra)
+            self.best = (primal, dual, gap, None if w is None else w.copy(), round_, extra,
+                         intercept)
         if gap <= self.threshold:
             self.converged = True
             return True
         if self.callback is not None and self.callback(CallbackState(
-                round_, passes, seconds, primal, dual, gap, w, None, 0.0)):
+                round_, passes, seconds, primal, dual, gap, w, None, intercept)):
             self.message = "stopped by callback"
             return True
         return False
@@ -325,7 +375,7 @@ class _Rounds:
     message = ""
 
     def result(self, rounds, alpha_of, interrupted) -> SolveResult:
-        primal, dual, gap, w, round_, extra = self.best
+        primal, dual, gap, w, round_, extra, intercept = self.best
         if self.converged:
             self.message = f"duality gap {gap:.3g} <= tol * P(0) = {self.threshold:.3g}"
         elif interrupted:
@@ -336,7 +386,7 @@ class _Rounds:
                             f"{self.threshold:.3g}")
             warnings.warn(f"{self.method}: {self.message}; increase max_rounds or tol",
                           convergence_warning(), stacklevel=3)
-        res = SolveResult(w=w, alpha=alpha_of(round_, extra), intercept=0.0,
+        res = SolveResult(w=w, alpha=alpha_of(round_, extra), intercept=float(intercept),
                           primal=float(primal), dual=float(dual), gap=float(gap),
                           solver=self.method, trace=self.trace, converged=self.converged,
                           n_epochs=rounds, passes=rounds * self.passes_per_round,
@@ -348,7 +398,7 @@ class _Rounds:
 
 
 def _cocoa(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, mean_weight,
-           callback, n_shards):
+           callback, n_shards, fit_intercept=False):
     """CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč 2015), adding, σ′ = K.
 
     Why the local solver may use the exact conjugate instead of CoCoA+'s quadratic
@@ -409,42 +459,62 @@ def _shard_seed(seed, k):
 
 
 def _newton(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, mean_weight,
-            callback, n_shards):
-    """Distributed Newton with an Armijo line search (smooth losses, l2).
+            callback, n_shards, fit_intercept=False):
+    """Distributed (proximal) Newton with an Armijo line search, smooth losses.
 
-    One iteration is two rounds: the shards' loss, gradient and Hessian parts at w
-    (and the certificate at α = -sφ'(Xw), exact from the same parts), then the
-    loss along the Newton direction at every step of :data:`LINE_STEPS`.
+    One iteration is two rounds: the shards' loss, gradient and Hessian parts at
+    (w, b) (and the certificate at α = -sφ'(z), exact from the same parts), then
+    the loss along the Newton direction at every step of :data:`LINE_STEPS`. The
+    driver minimises the model ``gᵀΔ + ½ΔᵀHΔ + λg(w + Δ)`` (m = d + 1 variables
+    with an intercept): exactly (Cholesky) for l2, by cdlearn's CD on the dense
+    model (:func:`cdlearn.kernels.newton_cd.gram_inner_cd`, newGLMNET's inner
+    solver) with an l1 part: proximal Newton (Lee, Sun & Saunders 2014). The
+    step satisfies ``P(w + tΔ) ≤ P(w) + σ t δ``, ``δ = gᵀΔ + λg(w+Δ) - λg(w)``.
     """
     K = n_shards
     rounds = _Rounds(method="newton", tol=tol, p0=p0, callback=callback, passes_per_round=1)
-    w = np.zeros(d)
+    m = d + int(fit_intercept)
+    w, b = np.zeros(d), 0.0
+    rng = make_rng_state(0 if seed is None else seed)
+    viol, s0 = np.empty(m), None
     it, comm_rounds, interrupted = 0, 0, False
     try:
         while True:
-            parts, comm = backend.call("newton_parts", [(w,)] * K)
+            parts, comm = backend.call("newton_parts", [(w, b)] * K)
             comm_rounds += 1
-            rounds.traffic(K * payload_bytes(w), payload_bytes(parts), comm)
+            rounds.traffic(K * payload_bytes((w, b)), payload_bytes(parts), comm)
             loss = sum(p[0] for p in parts) / n
-            grad_loss = np.sum([p[2] for p in parts], axis=0) / n
-            primal = loss + penalty_value(w, l1, l2)
+            grad = np.sum([p[2] for p in parts], axis=0) / n
+            pen = penalty_value(w, l1, l2)
+            primal = loss + pen
             # the dual point α = -sφ'(z) has Xᵀα/n = -(the loss gradient)
-            gap = sum(p[1] for p in parts) / n + penalty_fenchel_young(w, -grad_loss, l1, l2)
-            if rounds.check(comm_rounds, primal, gap, w, n) or it >= max_rounds:
+            gap = sum(p[1] for p in parts) / n + penalty_fenchel_young(w, -grad[:d], l1, l2)
+            if (rounds.check(comm_rounds, primal, gap, w, n, intercept=b)
+                    or it >= max_rounds):
                 break
-            grad = grad_loss + l2 * w
             hess = np.sum([p[3] for p in parts], axis=0) / n
-            hess[np.diag_indices(d)] += l2
-            step = -scipy.linalg.solve(hess, grad, assume_a="pos")
-            args = (w, step, LINE_STEPS)
+            if l1 == 0.0:
+                hess[np.arange(d), np.arange(d)] += l2
+                rhs = grad.copy()
+                rhs[:d] += l2 * w
+                step = -scipy.linalg.solve(hess, rhs, assume_a="pos")
+            else:
+                total, _ = outer_violations(w, grad, d, fit_intercept, l1, l2, viol)
+                s0 = total if s0 is None else s0
+                step, Hd = np.zeros(m), np.zeros(m)
+                gram_inner_cd(hess, grad, w, step, Hd, np.arange(m, dtype=np.int64), m, d,
+                              l1, l2, 0.0, min(0.1, total / s0) * 1e-2 * total,
+                              INNER_MAX_EPOCHS, rng)
+            decrease = float(grad @ step) + penalty_value(w + step[:d], l1, l2) - pen
+            args = (w, b, step, LINE_STEPS)
             values, comm = backend.call("line_losses", [args] * K)
             comm_rounds += 1
             rounds.traffic(K * payload_bytes(args), payload_bytes(values), comm)
-            slope = float(grad @ step)
             sums = np.sum(values, axis=0) / n
             for t, f in zip(LINE_STEPS, sums, strict=True):
-                if f + penalty_value(w + t * step, l1, l2) <= primal + ARMIJO * t * slope:
-                    w = w + t * step
+                if f + penalty_value(w + t * step[:d], l1, l2) <= primal + ARMIJO * t * decrease:
+                    w = w + t * step[:d]
+                    b = b + t * step[d] if fit_intercept else b
                     break
             else:
                 rounds.message = "the line search found no decrease (rounding)"
@@ -457,30 +527,37 @@ def _newton(backend, *, n, d, l1, l2, p0, tol, max_rounds, local_epochs, seed, m
     return res
 
 
-def _prox_cocoa(backend, X, y, *, loss, l1, l2, tol, max_rounds, local_epochs, callback,
-                n_shards):
+def _prox_cocoa(backend, X, y, sw, fit_intercept, *, loss, l1, l2, tol, max_rounds,
+                local_epochs, callback, n_shards):
     """ProxCoCoA+ (Smith, Forte, Jordan & Jaggi 2015, primal form), adding, σ′ = K.
 
-    Columns split; the driver holds the margins ``z = Xw`` (n-vector) and the
-    labels, and sends ``φ'(z)``; each shard returns ``X_kΔw_k``. Round r
-    certifies ``(w_r, α = -φ'(z_r))`` exactly: the dual point is rescaled into
-    the l1 dual domain (``min(1, λ1/‖Xᵀα/n‖∞)``, celer's) from the shards'
-    ``max|u_k|``, and the penalty's Fenchel–Young term is summed from their parts.
+    Columns split; the driver holds the margins ``z = Xw``, the intercept and the
+    labels, and sends ``sφ'(z + b)``; each shard returns ``X_kΔw_k``. Round r
+    certifies ``(w_r, b_r, α = -sφ'(z_r + b_r))`` exactly: b_r is the exact
+    minimiser for the margins (so Σα = 0, as a single-machine primal method's),
+    the dual point is rescaled into the l1 dual domain (``min(1,
+    λ1/‖Xᵀα/n‖∞)``, celer's) from the shards' ``max|u_k|``, and the penalty's
+    Fenchel–Young term is summed from their parts.
     """
     K = n_shards
-    problem = make_problem(X, y, loss=loss, penalty="l2", lam=1.0)  # y checked, P(0)
+    problem = make_problem(X, y, loss=loss, penalty="l2", lam=1.0, sample_weight=sw,
+                           fit_intercept=fit_intercept)  # y checked, P(0)
     code, yv, sw = problem.loss_code, problem.y, problem.sample_weight
     n = problem.n_samples
     rounds = _Rounds(method="proxcocoa+", tol=tol, p0=initial_primal(problem),
                      callback=callback, passes_per_round=local_epochs)
     z = np.zeros(n)
     deriv = np.empty(n)
-    r, interrupted = 0, False
+    b, r, interrupted = 0.0, 0, False
     try:
         while True:
             keep = () if rounds.best is None else (rounds.best[4],)
             resync = r > 0 and r % RESYNC_EVERY == 0
-            loss_derivatives(code, z, yv, deriv)
+            if fit_intercept:
+                b = float(optimal_intercept(code, z, yv, sw, b))
+            zb = z + b if fit_intercept else z
+            loss_derivatives(code, zb, yv, deriv)
+            deriv *= sw
             args = (deriv, r, keep, local_epochs if r < max_rounds else 0, resync)
             try:
                 parts, comm = backend.call("prox_round", [args] * K)
@@ -493,13 +570,13 @@ def _prox_cocoa(backend, X, y, *, loss, l1, l2, tol, max_rounds, local_epochs, c
             top = max(p[0] for p in parts)
             w_l1, w_u, w_sq = (sum(p[j] for p in parts) for j in (1, 2, 3))
             scale = 1.0 if l2 > 0 or top <= l1 else l1 / top
-            loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(code, z, -scale * deriv,
+            loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(code, zb, -scale * deriv,
                                                                     yv, sw)
             primal = loss_sum / n + l1 * w_l1 + 0.5 * l2 * w_sq
             pen_fy = sum(p[4] for p in parts) if l2 > 0 else l1 * w_l1 - scale * w_u
             gap = fy_sum / n + pen_fy
-            if (rounds.check(r, primal, gap, None, n, nnz_w=sum(p[5] for p in parts))
-                    or r >= max_rounds):
+            if (rounds.check(r, primal, gap, None, n, nnz_w=sum(p[5] for p in parts),
+                             intercept=b) or r >= max_rounds):
                 break
             if resync:
                 z = np.sum([p[6] for p in parts], axis=0)

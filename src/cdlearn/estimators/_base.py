@@ -25,6 +25,7 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data import check_choice, check_int, check_positive, check_seed
+from ..distributed import current_engine, refuse_distributed
 from ..multiclass import prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
 from ..solvers import SOLVERS
@@ -85,8 +86,16 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
     The problems run on :func:`cdlearn.multiclass.run_many`'s thread pool (the
     mechanism of ``cdlearn.solve``'s one-vs-rest), ``n_jobs`` threads in
     scikit-learn's convention (None: 1, -1: all cores). ``not_converged``: see
-    :func:`rewarn` (one warning per call).
+    :func:`rewarn` (one warning per call). Inside ``cdlearn.distributed.fit_on``
+    the problems run on its Dask client instead (the method is the engine's).
     """
+    engine = current_engine()
+    if engine is not None:
+        results = engine.run(design, targets, sample_weights, loss=loss, penalty=penalty,
+                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                             options=options, warm=warm,
+                             estimator=type(getattr(not_converged, "__self__", None)).__name__)
+        return results, results[0].solver
     method = resolve_solver(design, targets[0], solver=solver, loss=loss, penalty=penalty,
                             lam=lam, l1_ratio=l1_ratio, fit_intercept=fit_intercept,
                             sample_weight=sample_weights[0], options=options)
@@ -147,8 +156,12 @@ class CDEstimatorBase(BaseEstimator):
     #: LinearSVC (``tol > 0``)
     _min_max_iter = 1
     _tol_may_be_zero = True
+    #: False: the fit runs on one machine only (it raises inside cdlearn.distributed.fit_on)
+    _distributed_fit = True
 
     def _solve_options(self) -> dict:
+        if not self._distributed_fit:
+            refuse_distributed(type(self).__name__)
         tol = check_positive("tol", self.tol, allow_zero=self._tol_may_be_zero)
         return dict(sampling=self.sampling, batch_size=self.batch_size,
                     # tol=0 runs to max_iter unless the gap reaches MIN_GAP_TOL

@@ -93,6 +93,8 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
     """What LassoCV and ElasticNetCV share: grids per l1_ratio, folds × ratios on
     joblib workers, each fold one warm-started :func:`cdlearn.paths.path`, refit."""
 
+    _distributed_fit = False  # paths and folds run on one machine
+
     def _l1_ratios(self) -> np.ndarray:
         """The l1_ratio grid (each subclass gives its own: LassoCV [1], ElasticNetCV its list)."""
         raise NotImplementedError
@@ -564,6 +566,8 @@ class LogisticRegressionCV(_CDClassifier):
         (1, n_folds, n_Cs[, n_l1_ratios]))
     classes_, coef_, intercept_, dual_gap_, solver_, trace_ : of the final model
     """
+
+    _distributed_fit = False  # paths and folds run on one machine
 
     def __init__(self, *, Cs=10, l1_ratios="warn", fit_intercept=True, cv=None, dual="auto",
                  penalty="deprecated", scoring="warn", solver="auto", tol=1e-4, max_iter=1000,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..data import check_choice, check_sample_weight
+from ..distributed import refuse_distributed
 from ..multioutput import solve_multinomial
 from ..solvers import SOLVERS
 from ..solvers.multi_cd import MULTI_SOLVERS
@@ -50,6 +51,7 @@ def fit_multinomial(est, design, y, classes, sample_weight):
     multiplied by the class weights. The objective is ``est._objective``'s
     (scikit-learn's ``C Σ s_i CE_i + r(W)`` divided by ``C n``).
     """
+    refuse_distributed(f"{type(est).__name__} with {classes.size} classes (multinomial)")
     n, d = design.shape
     _, penalty, lam, l1_ratio = est._objective(n)
     if est.solver in SKLEARN_MULTINOMIAL + ("liblinear",):

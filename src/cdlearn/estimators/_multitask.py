@@ -14,6 +14,7 @@ from sklearn.base import RegressorMixin
 from sklearn.utils.validation import validate_data
 
 from ..data import as_design, check_choice, check_positive, check_sample_weight
+from ..distributed import refuse_distributed
 from ..multioutput import solve_multitask
 from ._base import (
     ACCEPT_SPARSE,
@@ -94,6 +95,7 @@ class MultiTaskElasticNet(RegressorMixin, CDEstimatorBase):
 
     def fit(self, X, y, sample_weight=None):
         """Fit on ``y`` of shape (n_samples, n_tasks)."""
+        refuse_distributed(type(self).__name__)
         check_bool("fit_intercept", self.fit_intercept)
         check_bool("warm_start", self.warm_start)
         alpha = check_positive("alpha", self.alpha, allow_zero=True)
