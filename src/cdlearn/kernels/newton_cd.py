@@ -280,6 +280,7 @@ def gram_inner_cd(H, g, w, delta, Hd, ws, n_ws, d, l1, l2, nu, tol, max_epochs, 
     entries)``.
     """
     order = ws[:n_ws]
+    full = n_ws == H.shape[0]  # H is the working set's own block: contiguous updates
     updates = 0
     entries = 0
     epochs = 0
@@ -297,9 +298,13 @@ def gram_inner_cd(H, g, w, delta, Hd, ws, n_ws, d, l1, l2, nu, tol, max_epochs, 
             viol += v
             if step != 0.0:
                 delta[j] += step
-                for q in range(n_ws):  # H is symmetric: row j is contiguous
-                    i = order[q]
-                    Hd[i] += step * H[j, i]
+                if full:  # H is symmetric: row j is contiguous
+                    for i in range(n_ws):
+                        Hd[i] += step * H[j, i]
+                else:
+                    for q in range(n_ws):
+                        i = order[q]
+                        Hd[i] += step * H[j, i]
                 updates += 1
                 entries += n_ws
         entries += n_ws
