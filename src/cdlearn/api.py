@@ -407,6 +407,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         result = run(state, solver=solver, verbose=verbose, **stopping)
     # certify: the result carries its duality gap; say why this method ran
     result.info["reason"] = reason
+    result.info["n_threads"] = getattr(state, "n_threads", 1)
     return result
 
 
