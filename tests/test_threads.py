@@ -171,3 +171,27 @@ def test_use_threads_restores_numba_count():
     with use_threads(2) as n:
         assert n == min(2, numba.config.NUMBA_NUM_THREADS)
     assert numba.get_num_threads() == before
+
+
+@two_threads
+def test_estimator_n_jobs_gives_the_problem_its_threads(monkeypatch):
+    import cdlearn.estimators._base as base
+    from cdlearn import LinearSVC, LogisticRegression
+
+    seen = []
+    real = base.run_many
+
+    def spy(design, targets, kws, n_jobs=None):
+        seen.append([kw["n_threads"] for kw in kws])
+        return real(design, targets, kws, n_jobs=n_jobs)
+
+    monkeypatch.setattr(base, "run_many", spy)
+    X, y = _data()
+    kw = dict(C=10.0, solver="dual-cd", sampling="uniform", batch_size=8, tol=1e-10, random_state=0,
+              fit_intercept=False)
+    one = LogisticRegression(**kw).fit(X, y)
+    two = LogisticRegression(**kw, n_jobs=2).fit(X, y)
+    y3 = np.arange(X.shape[0]) % 3
+    LinearSVC(**kw, n_jobs=2).fit(X, y3)  # one-vs-rest
+    assert seen == [[1], [2], [1, 1, 1]]  # binary: both threads; 3 classes on 2 jobs: 1 each
+    np.testing.assert_array_equal(one.coef_, two.coef_)
