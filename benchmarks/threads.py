@@ -154,106 +154,143 @@ def fmt_rows(title, rows, lines):
     lines.append("")
 
 
+def plot(eso, path):
+    """ESO-predicted iteration speed-up τ / growth(τ) per case (the ideal at τ cores)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.8))
+    taus = np.array(TAUS)
+    ax.plot(taus, taus, "k:", label="linear")
+    for name, growth in eso:
+        ax.plot(taus, taus / np.array(growth), "o-", ms=3, label=name)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log", base=2)
+    ax.set_xlabel("τ (coordinates per minibatch = cores)")
+    ax.set_ylabel("τ / ESO epoch growth")
+    ax.set_title("ESO-predicted iteration speed-up of τ-nice CD")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeat", type=int, default=None)
+    ap.add_argument("--cases", default="news20,generated,path,nesterov",
+                    help="comma-separated subset of news20, generated, path, nesterov")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     repeat = args.repeat or (1 if args.quick else 3)
+    cases = set(args.cases.split(","))
     t_start = time.perf_counter()
     lines = ["# Multi-core coordinate descent: τ-nice CD on 1 and 2 threads", "",
              f"`python -m benchmarks.threads{' --quick' if args.quick else ''}`; medians of "
              f"{repeat} run(s) after a warm-up; {os.cpu_count()} cores "
              f"(affinity {len(os.sched_getaffinity(0))}); load = `uptime` at the "
-             "measurement.", ""]
+             "measurement. The τ-nice runs on 1 and 2 threads make the same iterates "
+             "(same epochs, same bits); the serial reference is the case's fastest serial "
+             "method.", ""]
     model_lines = []
     eso_lines = ["| case | coordinates | " + " | ".join(f"τ={t}" for t in TAUS) + " |",
                  "|---|---|" + "---:|" * len(TAUS)]
+    eso = []
+
+    def write():
+        text = "\n".join([
+            *lines, "## ESO-predicted epoch growth", "",
+            "Epochs to a given accuracy of uniform τ-nice CD over those of serial uniform "
+            "CD, `max_s(1 + β v_s(τ)/(λn)) / max_s(1 + β v_s(1)/(λn))` with the τ-nice ESO "
+            "v(τ) (`cdlearn.solvers.parallel.eso_epoch_growth`). τ parallel steps cost one "
+            "step's time, so the ideal iteration speed-up on τ cores is τ / growth "
+            "(threads.png).", "", *eso_lines, "",
+            "## Model of the speed-up at 8-64 cores", "",
+            " ".join(model_speedup.__doc__.split("\n\n")[1].split()) + " Serial share s "
+            "fitted per case; columns: predicted speed-up over the serial reference.", "",
+            "| case | s | " + " | ".join(f"{p} cores" for p in MODEL_CORES) + " |",
+            "|---|---:|" + "---:|" * len(MODEL_CORES), *model_lines, "",
+            f"Benchmark time {time.perf_counter() - t_start:.0f} s.", ""])
+        if args.out:
+            Path(args.out).write_text(text)
+            if eso:
+                try:
+                    plot(eso, Path(args.out).with_suffix(".png"))
+                except ImportError:  # pragma: no cover - matplotlib is a bench extra
+                    pass
+        return text
+
+    def add_eso(name, coords, growth):
+        eso.append((name, growth))
+        eso_lines.append(f"| {name} | {coords} | " + " | ".join(f"{v:.3g}" for v in growth)
+                         + " |")
 
     def record(title, rows, tau):
         fmt_rows(title, rows, lines)
-        print("\n".join(lines[-(len(rows) + 6):]), flush=True)
         if "per_epoch" in rows[1]:
             s, model = model_speedup(rows, tau)
             model_lines.append(f"| {title} | {s:.2f} | " + " | ".join(
                 "–" if model[p] is None else f"{model[p]:.1f}×" for p in MODEL_CORES) + " |")
+        print(write().split("## ESO")[0].rsplit("### ", 1)[-1], flush=True)
 
-    # news20 (binarized), logistic, λ = 1/n: dual CD
-    X, y, obj, _ = CASES["logreg-l2-news20-1n"].load()
-    lam = obj.lam
-    tau = 64
-    rows = solve_case(X, y, repeat, serial=dict(loss="logistic", lam=lam, solver="dual-cd",
-                                                tol=TOL),
-                      parallel=dict(loss="logistic", lam=lam, solver="dual-cd", tol=TOL),
-                      tau=tau)
-    record(f"news20 binarized, logistic l2, λ=1/n, dual CD ({X.shape[0]}×{X.shape[1]})",
-           rows, tau)
-    g = eso_rows(X, "logistic", lam, primal=False)
-    eso_lines.append("| news20 logistic λ=1/n | samples (dual) | " +
-                     " | ".join(f"{v:.2f}" for v in g) + " |")
-
-    # generated 60,000 × 36,000 sparse logistic
-    n, d = (20_000, 12_000) if args.quick else (60_000, 36_000)
-    X, y = generated_logistic(n, d)
-    lam = 1.0 / n
-    tau = 256
-    for solver, primal in (("dual-cd", False), ("primal-cd", True)):
-        rows = solve_case(X, y, repeat, serial=dict(loss="logistic", lam=lam, solver=solver,
-                                                    tol=TOL),
-                          parallel=dict(loss="logistic", lam=lam, solver=solver, tol=TOL),
-                          tau=tau)
-        record(f"generated {n}×{d} logistic l2 (40 nonzeros per row), λ=1/n, {solver}",
+    if "news20" in cases:  # news20 (binarized), logistic, λ = 1/n: dual CD
+        X, y, obj, _ = CASES["logreg-l2-news20-1n"].load()
+        lam = obj.lam
+        add_eso("news20 logistic λ=1/n", "samples (dual)", eso_rows(X, "logistic", lam, False))
+        add_eso("news20 logistic λ=1/n", "features (primal)",
+                eso_rows(X, "logistic", lam, True))
+        write()
+        tau = 64
+        kw = dict(loss="logistic", lam=lam, solver="dual-cd", tol=TOL)
+        rows = solve_case(X, y, repeat, serial=kw, parallel=kw, tau=tau)
+        record(f"news20 binarized, logistic l2, λ=1/n, dual CD ({X.shape[0]}×{X.shape[1]})",
                rows, tau)
-        g = eso_rows(X, "logistic", lam, primal=primal)
-        eso_lines.append(f"| generated {n}×{d} λ=1/n | {'features' if primal else 'samples'} "
-                         f"({'primal' if primal else 'dual'}) | " +
-                         " | ".join(f"{v:.2f}" for v in g) + " |")
 
-    # Lasso path on news20
-    X, y, _, _ = CASES["lasso-news20-lmax10"].load()
-    lmax = lambda_max(X, y, loss="squared", penalty="l1")
-    lams = lmax * (np.geomspace(1.0, 0.1, 4)[1:] if args.quick else np.geomspace(1.0, 0.05, 6)[1:])
-    tau = 256
-    rows = path_case(X, y, repeat, lams, tau=tau)
-    record(f"Lasso path on news20, {len(lams)} λ from λmax/{lmax / lams[0]:.3g} to "
-           f"λmax/{lmax / lams[-1]:.3g}", rows, tau)
-    g = eso_rows(X, "squared", 1e-12, primal=True)  # no strong convexity: the ratio of max v
-    eso_lines.append("| news20 Lasso (λ → 0) | features (primal) | " +
-                     " | ".join(f"{v:.2f}" for v in g) + " |")
+    if "generated" in cases:  # generated 60,000 × 36,000 sparse logistic
+        n, d = (20_000, 12_000) if args.quick else (60_000, 36_000)
+        X, y = generated_logistic(n, d)
+        lam = 1.0 / n
+        tau = 256
+        for solver, primal in (("dual-cd", False), ("primal-cd", True)):
+            add_eso(f"generated {n}×{d} λ=1/n", "features (primal)" if primal else
+                    "samples (dual)", eso_rows(X, "logistic", lam, primal))
+            write()
+            kw = dict(loss="logistic", lam=lam, solver=solver, tol=TOL)
+            rows = solve_case(X, y, repeat, serial=kw, parallel=kw, tau=tau)
+            record(f"generated {n}×{d} logistic l2 (40 nonzeros per row), λ=1/n, {solver}",
+                   rows, tau)
 
-    # Nesterov's Lasso with a known optimum
-    case = NESTEROV_QUICK if args.quick else NESTEROV_FULL
-    X, y, obj, p_star = case.load()
-    tau = 1024
-    rows = solve_case(X, y, repeat, serial=dict(loss="squared", penalty="l1", lam=obj.lam,
-                                                solver="ws-cd", tol=TOL),
-                      parallel=dict(loss="squared", penalty="l1", lam=obj.lam,
-                                    solver="primal-cd", tol=TOL),
-                      tau=tau)
-    record(f"Nesterov Lasso {X.shape[0]}×{X.shape[1]} (P* = {p_star:.10g}), primal CD", rows,
-           tau)
-    g = eso_rows(X, "squared", 1e-12, primal=True)
-    eso_lines.append(f"| Nesterov {X.shape[0]}×{X.shape[1]} (λ → 0) | features (primal) | " +
-                     " | ".join(f"{v:.3f}" for v in g) + " |")
+    if "path" in cases:  # Lasso path on news20
+        X, y, _, _ = CASES["lasso-news20-lmax10"].load()
+        add_eso("news20 Lasso (λ → 0)", "features (primal)", eso_rows(X, "squared", 1e-12, True))
+        write()
+        lmax = lambda_max(X, y, loss="squared", penalty="l1")
+        grid = np.geomspace(1.0, 0.1, 4)[1:] if args.quick else np.geomspace(1.0, 0.05, 6)[1:]
+        lams = lmax * grid
+        tau = 256
+        rows = path_case(X, y, repeat, lams, tau=tau)
+        record(f"Lasso path on news20, {len(lams)} λ from λmax/{lmax / lams[0]:.3g} to "
+               f"λmax/{lmax / lams[-1]:.3g}", rows, tau)
 
-    lines += ["## ESO-predicted epoch growth", "",
-              "Epochs to a given accuracy of uniform τ-nice CD over those of serial uniform "
-              "CD, `max_s(1 + β v_s(τ)/(λn)) / max_s(1 + β v_s(1)/(λn))` with the τ-nice ESO "
-              "v(τ) (`cdlearn.solvers.parallel.eso_epoch_growth`). τ parallel steps cost one "
-              "step's time, so the ideal iteration speed-up on τ cores is τ / growth.", "",
-              *eso_lines, "",
-              "## Model of the speed-up at 8-64 cores", "",
-              model_speedup.__doc__.split("\n\n")[0].replace("\n    ", " ").strip()
-              + " Serial share s fitted per case; columns: predicted speed-up over the "
-              "serial reference.", "",
-              "| case | s | " + " | ".join(f"{p} cores" for p in MODEL_CORES) + " |",
-              "|---|---:|" + "---:|" * len(MODEL_CORES), *model_lines, "",
-              f"Total benchmark time {time.perf_counter() - t_start:.0f} s.", ""]
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        Path(args.out).write_text(text)
+    if "nesterov" in cases:  # Nesterov's Lasso with a known optimum
+        case = NESTEROV_QUICK if args.quick else NESTEROV_FULL
+        X, y, obj, p_star = case.load()
+        add_eso(f"Nesterov {X.shape[0]}×{X.shape[1]} (λ → 0)", "features (primal)",
+                eso_rows(X, "squared", 1e-12, True))
+        write()
+        tau = 1024
+        rows = solve_case(X, y, repeat,
+                          serial=dict(loss="squared", penalty="l1", lam=obj.lam, solver="ws-cd",
+                                      tol=TOL),
+                          parallel=dict(loss="squared", penalty="l1", lam=obj.lam,
+                                        solver="primal-cd", tol=TOL),
+                          tau=tau)
+        record(f"Nesterov Lasso {X.shape[0]}×{X.shape[1]} (P* = {p_star:.10g}), primal CD",
+               rows, tau)
+    print(write())
 
 
 if __name__ == "__main__":

@@ -47,27 +47,37 @@ def check_threads(n_threads) -> int:
 
 
 def current_threads() -> int:
-    """Threads the solve running on this Python thread may use (1 outside :func:`use_threads`)."""
-    return getattr(_local, "n", 1)
+    """Threads the solve running on this Python thread may use (1 outside :func:`use_threads`).
+
+    The first call inside :func:`use_threads` by a method that runs parallel kernels
+    sets numba's count for this thread (capped at ``NUMBA_NUM_THREADS``; 1 where the
+    threading layer is numba's ``workqueue``, which cannot run parallel regions from
+    several Python threads at once) and returns what numba granted; serial methods
+    never call it, so they never start numba's thread pool.
+    """
+    n = getattr(_local, "n", 1)
+    if n > 1 and getattr(_local, "restore", None) is None:
+        import numba
+
+        _local.restore = numba.get_num_threads()  # starts the threading layer
+        if (numba.threading_layer() == "workqueue"
+                and threading.current_thread() is not threading.main_thread()):
+            n = 1
+        numba.set_num_threads(max(1, min(n, numba.config.NUMBA_NUM_THREADS)))
+        _local.n = n = numba.get_num_threads()
+    return n
 
 
 @contextmanager
 def use_threads(n: int, *, blas: bool = False):
-    """Run the enclosed solve on ``n`` threads: numba's parallel kernels (capped at
-    ``NUMBA_NUM_THREADS``) and, with ``blas=True``, BLAS (threadpoolctl). A count
-    of 1 touches neither (the serial path stays as it was)."""
-    prev = current_threads()
-    _local.n = max(1, int(n))
-    restore = None
+    """Run the enclosed solve on ``n`` threads: numba's parallel kernels (set on first
+    use, :func:`current_threads`) and, with ``blas=True``, BLAS (threadpoolctl; left
+    alone when ``n`` is every core given, BLAS's own default). Restored on exit."""
+    prev = (getattr(_local, "n", 1), getattr(_local, "restore", None))
+    _local.n, _local.restore = max(1, int(n)), None
     limits = None
     try:
-        if _local.n > 1:
-            import numba
-
-            restore = numba.get_num_threads()
-            numba.set_num_threads(min(_local.n, numba.config.NUMBA_NUM_THREADS))
-            _local.n = numba.get_num_threads()
-        if blas:
+        if blas and _local.n != available_cores():
             from threadpoolctl import threadpool_limits
 
             limits = threadpool_limits(limits=_local.n, user_api="blas")
@@ -75,11 +85,11 @@ def use_threads(n: int, *, blas: bool = False):
     finally:
         if limits is not None:
             limits.restore_original_limits()
-        if restore is not None:
+        if _local.restore is not None:
             import numba
 
-            numba.set_num_threads(restore)
-        _local.n = prev
+            numba.set_num_threads(_local.restore)
+        _local.n, _local.restore = prev
 
 
 def tau_nice_eso(view, minor_nnz, tau: int, weights=None) -> np.ndarray:
