@@ -5,6 +5,8 @@ The parallel kernels (:mod:`cdlearn.kernels.parallel_cd`) must give the serial
 reach the optimum the serial methods reach.
 """
 
+import warnings
+
 import numba
 import numpy as np
 import pytest
@@ -39,9 +41,15 @@ def _data(dense=False, n=80, d=40, seed=0):
 
 
 def _pair(**kw):
-    """The same τ-nice solve on 1 and 2 threads, and again on 2."""
+    """The τ-nice solve on 1 and 2 threads, and twice a short run on 2 threads."""
     X, y = _data(kw.pop("dense", False))
-    return [solve(X, y, **kw, n_threads=t) for t in (1, 2, 2)]
+    runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2)]
+    short = dict(kw, max_epochs=12, check_every=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        again = [solve(X, y, **short, n_threads=2) for _ in range(2)]
+    _assert_identical(again)
+    return runs
 
 
 def _assert_identical(runs):
@@ -56,37 +64,38 @@ def _assert_identical(runs):
 @two_threads
 @pytest.mark.parametrize("loss,penalty,dense", [
     ("logistic", "l2", False), ("squared_hinge", "elastic_net", False),
-    ("hinge", "l2", True), ("squared", "l2", False)])
+    pytest.param("hinge", "l2", True, marks=pytest.mark.slow), ("squared", "l2", False)])
 def test_dual_threads_bit_identical_and_optimal(loss, penalty, dense):
     lam = 5e-2
     runs = _pair(loss=loss, penalty=penalty, lam=lam, solver="dual-cd", batch_size=16,
-                 sampling="uniform", tol=1e-11, max_epochs=5000, dense=dense)
-    assert [r.info["n_threads"] for r in runs] == [1, 2, 2]
+                 sampling="uniform", tol=1e-9, max_epochs=5000, dense=dense)
+    assert [r.info["n_threads"] for r in runs] == [1, 2]
     _assert_identical(runs)
     serial = solve(*_data(dense), loss=loss, penalty=penalty, lam=lam, solver="dual-cd",
-                   tol=1e-11, max_epochs=5000)
+                   tol=1e-9, max_epochs=5000)
     for r in (runs[1], serial):
-        assert r.converged and r.gap <= 1e-11 * r.trace["primal"][0]
+        assert r.converged and r.gap <= 1e-9 * r.trace["primal"][0]
     assert abs(runs[1].primal - serial.primal) <= 1e-8 * abs(serial.primal)
 
 
 @two_threads
 @pytest.mark.parametrize("loss,penalty,extra", [
     ("squared", "l1", {}), ("logistic", "l2", {"fit_intercept": True}),
-    ("squared_hinge", "elastic_net", {}), ("squared", "l1", {"positive": True}),
+    pytest.param("squared_hinge", "elastic_net", {}, marks=pytest.mark.slow),
+    pytest.param("squared", "l1", {"positive": True}, marks=pytest.mark.slow),
     ("logistic", "l1", {"dense": True})])
 def test_primal_threads_bit_identical_and_optimal(loss, penalty, extra):
     lam = 2e-2 if loss != "squared" else 1e-2
     extra = dict(extra)
     dense = extra.pop("dense", False)
     runs = _pair(loss=loss, penalty=penalty, lam=lam, solver="primal-cd", batch_size=8,
-                 sampling="uniform", tol=1e-11, max_epochs=20000, dense=dense, **extra)
-    assert [r.info["n_threads"] for r in runs] == [1, 2, 2]
+                 sampling="uniform", tol=1e-9, max_epochs=20000, dense=dense, **extra)
+    assert [r.info["n_threads"] for r in runs] == [1, 2]
     _assert_identical(runs)
     serial = solve(*_data(dense), loss=loss, penalty=penalty, lam=lam, solver="primal-cd",
-                   tol=1e-11, max_epochs=20000, **extra)
+                   tol=1e-9, max_epochs=20000, **extra)
     for r in (runs[1], serial):
-        assert r.converged and r.gap <= 1e-11 * r.trace["primal"][0]
+        assert r.converged and r.gap <= 1e-9 * r.trace["primal"][0]
     assert abs(runs[1].primal - serial.primal) <= 1e-8 * abs(serial.primal)
     assert np.count_nonzero(runs[1].w) > 0
 
@@ -162,9 +171,9 @@ def test_n_threads_checked():
 
 @two_threads
 def test_ovr_shares_the_threads_between_jobs():
-    X, _ = _data(n=150)
-    y = np.arange(150) % 3
-    kw = dict(loss="logistic", penalty="l2", lam=1e-2, solver="dual-cd", batch_size=4,
+    X, _ = _data(n=60)
+    y = np.arange(60) % 3
+    kw = dict(loss="logistic", penalty="l2", lam=5e-2, solver="dual-cd", batch_size=12,
               sampling="uniform", tol=1e-8)
     split = solve_ovr(X, y, n_jobs=2, n_threads=2, **kw)
     whole = solve_ovr(X, y, n_jobs=1, n_threads=2, **kw)
@@ -196,7 +205,8 @@ def test_estimator_n_jobs_gives_the_problem_its_threads(monkeypatch):
 
     monkeypatch.setattr(base, "run_many", spy)
     X, y = _data()
-    kw = dict(C=10.0, solver="dual-cd", sampling="uniform", batch_size=8, tol=1e-6, random_state=0,
+    kw = dict(C=1.0, solver="dual-cd", sampling="uniform", batch_size=16, tol=1e-6,
+              random_state=0,
               fit_intercept=False)
     one = LogisticRegression(**kw).fit(X, y)
     two = LogisticRegression(**kw, n_jobs=2).fit(X, y)

@@ -369,6 +369,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         their minibatches on threads (:mod:`cdlearn.kernels.parallel_cd`; the iterates
         do not depend on the count), newton-cg its mat-vecs; other methods are serial.
         One-vs-rest gives each of its ``n_jobs`` concurrent classes ``n_threads // n_jobs``
+        (at least 1), so the two never oversubscribe the cores.
     positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
         minimise ``P(w) + ι(w ≥ 0)``. Coordinate steps are clipped at 0 and the
         duality gap uses the one-sided conjugate (:mod:`cdlearn.penalties`).
