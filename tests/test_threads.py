@@ -18,6 +18,7 @@ from cdlearn.data import as_design
 from cdlearn.faceoff import analyze
 from cdlearn.kernels.parallel_cd import block_bounds
 from cdlearn.multiclass import solve_ovr
+from cdlearn.solvers import parallel
 from cdlearn.solvers.parallel import (
     check_threads,
     current_threads,
@@ -27,6 +28,22 @@ from cdlearn.solvers.parallel import (
 
 two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                  reason="numba may use one thread only (NUMBA_NUM_THREADS)")
+
+
+@pytest.fixture(autouse=True)
+def _threads_on_small_problems(monkeypatch):
+    """The problems here are small: let their minibatches run on threads anyway."""
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 0)
+
+
+def test_small_minibatches_stay_serial(monkeypatch):
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 4096)
+    X, y = _data()  # 480 nonzeros over 80 rows: τ = 16 visits 96 entries
+    r = solve(X, y, loss="logistic", lam=0.05, solver="dual-cd", batch_size=16,
+              sampling="uniform", n_threads=2, max_epochs=2, check_every=2)
+    assert r.info["n_threads"] == 1
+    assert parallel.minibatch_threads(16, 480, 80) == 1
+    assert parallel.minibatch_threads(16, 480 * 1000, 80) == parallel.current_threads() == 1
 
 
 def _data(dense=False, n=80, d=40, seed=0):

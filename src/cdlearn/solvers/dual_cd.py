@@ -63,7 +63,7 @@ from ..sampling import (
 )
 from .base import Problem, initial_primal
 from .intercept import optimal_intercept
-from .parallel import current_threads, tau_nice_eso
+from .parallel import minibatch_threads, tau_nice_eso
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge", "hinge")
 SUPPORTED_PENALTIES = ("l2", "elastic_net")
@@ -129,8 +129,8 @@ class DualCDState:
         else:
             self.eso = p.design.row_sq_norms.copy()
         # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
-        # as the serial τ-nice loop, whatever the count
-        self.n_threads = current_threads() if self.tau > 1 else 1
+        # as the serial τ-nice loop, whatever the count; small minibatches stay serial
+        self.n_threads = minibatch_threads(self.tau, p.design.nnz, n)
         if self.n_threads > 1:
             self.bounds = block_bounds(p.design.col_nnz, self.n_threads)
             self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)

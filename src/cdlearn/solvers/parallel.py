@@ -92,6 +92,20 @@ def use_threads(n: int, *, blas: bool = False):
         _local.n, _local.restore = prev
 
 
+#: a τ-nice minibatch runs on threads only when it visits at least this many
+#: entries on average (τ · nnz / slices): each minibatch costs two fork-joins of
+#: the thread team (microseconds), which smaller ones would not repay. An
+#: estimate, not a measurement (this machine was too loaded to time it).
+PARALLEL_MIN_WORK = 4096
+
+
+def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:
+    """Threads for τ-nice minibatches over ``n_slices`` slices holding ``nnz`` entries."""
+    if tau <= 1 or tau * nnz < PARALLEL_MIN_WORK * max(n_slices, 1):
+        return 1
+    return current_threads()
+
+
 def tau_nice_eso(view, minor_nnz, tau: int, weights=None) -> np.ndarray:
     """ESO parameters of τ-nice sampling over the slices of ``view``
     (:func:`cdlearn.sampling.eso_tau_nice`): ``v_s = Σ_k r_k ω'_k x_sk²`` with

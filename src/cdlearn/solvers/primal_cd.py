@@ -61,7 +61,7 @@ from ..sampling import (
 )
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
-from .parallel import current_threads
+from .parallel import minibatch_threads
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -128,8 +128,8 @@ class PrimalCDState(PrimalIterate):
         self.perm = np.arange(d, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
         # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
-        # as the serial τ-nice loop, whatever the count
-        self.n_threads = current_threads() if self.tau > 1 else 1
+        # as the serial τ-nice loop, whatever the count; small minibatches stay serial
+        self.n_threads = minibatch_threads(self.tau, p.design.nnz, d)
         if self.n_threads > 1:
             self.bounds = block_bounds(p.design.row_nnz, self.n_threads)
             self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
