@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt bench-benchopt-logreg bench-distributed lint clean
+.PHONY: install demo docs test test-all test-sklearn fuzz fuzz-cli bench bench-quick bench-memory bench-parity bench-coldstart bench-benchopt bench-benchopt-logreg bench-distributed bench-threads lint clean
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON) on PATH (or make PYTHON=python3)"; exit 1; }
@@ -54,12 +54,19 @@ bench-quick: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.run --quick
 
 bench-memory: $(STAMP)
-	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OPENBLAS_NUM_THREADS=1 \
 		MKL_NUM_THREADS=1 NUMBA_NUM_THREADS=1 $(PY) -m benchmarks.memory
 
 # per estimator and solver: import + first fit with an empty numba cache, compiled functions
 bench-coldstart: $(STAMP)
 	$(PY) -m benchmarks.coldstart
+
+# τ-nice CD on 1 and 2 threads (issue 24): time to gap 1e-6, ESO growth, a model at 8-64
+# cores; benchmarks/results/threads.md. QUICK=1: the ≤ 10-minute version
+bench-threads: $(STAMP)
+	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} OPENBLAS_NUM_THREADS=1 \
+		MKL_NUM_THREADS=1 $(PY) -m benchmarks.threads $${QUICK:+--quick} \
+		--out benchmarks/results/threads.md
 
 bench-parity: $(STAMP)
 	CDLEARN_DATA=$${CDLEARN_DATA:-$(CURDIR)/../shared/data} $(PY) -m benchmarks.parity --out benchmarks/results/parity.md

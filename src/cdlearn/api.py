@@ -24,13 +24,14 @@ from .data import (
     check_target,
 )
 from .faceoff import analyze
-from .losses import LOSS_CODES
+from .losses import LOSS_CODES, smoothness
 from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
 from .solvers.gram_cd import squared_l1_costs
 from .solvers.newton_cd import choose_hessian, gram_work
+from .solvers.parallel import check_threads, eso_epoch_growth, use_threads
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
@@ -108,7 +109,7 @@ def make_problem(X, y, *, loss, penalty, lam, l1_ratio=0.5, fit_intercept=False,
 _COMMON_KEYWORDS = frozenset((
     "loss", "penalty", "lam", "l1_ratio", "solver", "tol", "max_epochs", "seed", "callback",
     "verbose", "fit_intercept", "sample_weight", "w0", "intercept0", "check_every", "groups",
-    "n_jobs", "power", "coef_tol", "positive"))
+    "n_jobs", "n_threads", "power", "coef_tol", "positive"))
 
 
 def cd_options_requested(options: dict) -> bool:
@@ -128,7 +129,8 @@ def cd_options_requested(options: dict) -> bool:
     return any(k not in _COMMON_KEYWORDS for k in o)
 
 
-def faceoff_choice(problem: Problem) -> tuple[str, str]:
+def faceoff_choice(problem: Problem, batch_size: int = 1, n_threads: int = 1
+                   ) -> tuple[str, str]:
     """The face-off choice between primal and dual CD, with its reason.
 
     Compares the predicted run times of both methods: the total complexities
@@ -137,16 +139,32 @@ def faceoff_choice(problem: Problem) -> tuple[str, str]:
     strong convexity of the penalty, priced with the measured cost of one
     visited entry and of one coordinate step of each method
     (:data:`cdlearn.faceoff.STEP_COSTS`). Needs a smooth loss and ``l2 > 0``.
+
+    τ-nice minibatches (``batch_size > 1``, run on ``n_threads`` threads) grow
+    each method's epochs by its own ESO factor (:func:`eso_epoch_growth`: rows'
+    nonzeros for primal, columns' for dual), which can reverse the serial choice;
+    the prediction is then scaled by both factors and the reason says so.
     """
     analysis = analyze(problem.design, loss=problem.loss, lam=problem.l2)
+    if batch_size > 1:
+        beta = smoothness(problem.loss)
+        grow_p, grow_d = (eso_epoch_growth(problem.design, batch_size, beta=beta,
+                                           lam=problem.l2, primal=primal)
+                          for primal in (True, False))
+        ratio = analysis.time_ratio * grow_p / grow_d
+        choice = "primal-cd" if ratio <= 1.0 else "dual-cd"
+        return choice, (f"face-off eq. (15) with τ-nice minibatches (τ={batch_size} on "
+                        f"{n_threads} thread(s)): serial time ratio {analysis.time_ratio:.3g} "
+                        f"× ESO epoch growth primal {grow_p:.3g} / dual {grow_d:.3g} = "
+                        f"{ratio:.3g}")
     choice = "primal-cd" if analysis.choice == "primal" else "dual-cd"
     return choice, (f"face-off eq. (15): T_P/T_D = {analysis.ratio:.3g} "
                     f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g}); priced per entry "
                     f"and per step: predicted time ratio {analysis.time_ratio:.3g}")
 
 
-def auto_solver(problem: Problem, *, cd_options: bool = False,
-                n_fits: int = 1) -> tuple[str, str]:
+def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int = 1,
+                n_threads: int = 1, n_fits: int = 1) -> tuple[str, str]:
     """The method ``solver="auto"`` runs, with its reason.
 
     ``cd_options=True`` (the caller asked for a sampling, step rule, minibatch,
@@ -191,7 +209,7 @@ def auto_solver(problem: Problem, *, cd_options: bool = False,
     if cd_options:
         if problem.l2 <= 0.0 or problem.l1 > 0.0 and not SOLVERS["dual-cd"].supports(problem):
             return "primal-cd", "CD options given; dual CD does not apply to this penalty"
-        return faceoff_choice(problem)
+        return faceoff_choice(problem, batch_size, n_threads)
     if problem.l1 > 0.0:
         newton = l1_newton_reason(problem)
         if newton:
@@ -293,8 +311,6 @@ def dual_condition(problem: Problem) -> tuple[float, float]:
     CD 266 ms; news20 (spread 800) at the same λ: newton-cg 5.3 s, dual CD 1.6 s;
     at κ < 1 (reuters, λ = 1/n) dual CD is ahead (21 against 38 ms).
     """
-    from .losses import smoothness
-
     r = problem.design.row_sq_norms * problem.sample_weight
     mean = float(r.mean()) if r.size else 0.0
     if mean <= 0.0:
@@ -308,7 +324,7 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
           callback=None, verbose=False, fit_intercept=False, sample_weight=None, w0=None,
           alpha0=None, intercept0=0.0, dual_step="exact", primal_step="newton",
           check_every=None, groups=None, n_jobs=None, coef_tol=None, positive=False,
-          **solver_options) -> SolveResult:
+          n_threads=None, **solver_options) -> SolveResult:
     """Minimise ``P(w) = 1/n Σ s_i φ(x_iᵀw + b, y_i) + λ g(w)`` by coordinate descent.
 
     Parameters
@@ -364,6 +380,12 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         feature, or a label vector of length n_features (see :func:`make_problem`)
     n_jobs : threads for the one-vs-rest problems of a multiclass ``y`` (None or
         -1: all cores; :func:`cdlearn.solve`); ignored for a single problem
+    n_threads : threads of this solve (None or -1: every core the process may run on,
+        ``os.sched_getaffinity``): τ-nice dual and primal CD (``batch_size > 1``) run
+        their minibatches on threads (:mod:`cdlearn.kernels.parallel_cd`; the iterates
+        do not depend on the count), newton-cg its mat-vecs; other methods are serial.
+        One-vs-rest gives each of its ``n_jobs`` concurrent classes ``n_threads // n_jobs``
+        (at least 1), so the two never oversubscribe the cores.
     positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
         minimise ``P(w) + ι(w ≥ 0)``. Coordinate steps are clipped at 0 and the
         duality gap uses the one-sided conjugate (:mod:`cdlearn.penalties`).
@@ -389,17 +411,20 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
                                   primal_step=primal_step)
     stopping = check_stopping(tol=tol, max_epochs=max_epochs, check_every=check_every,
                               callback=callback, coef_tol=coef_tol)
+    threads = check_threads(n_threads)
     # choose
     solver, reason = choose_solver(problem, solver, solver_options=solver_options, w0=w0,
-                                   alpha0=alpha0, **method)
-    # run
-    state = build_state(problem, solver, w0=w0, alpha0=alpha0, intercept0=intercept0,
-                        **method, **solver_options)
-    if verbose:
-        print(f"cdlearn: solver={solver} ({reason})")
-    result = run(state, solver=solver, verbose=verbose, **stopping)
+                                   alpha0=alpha0, n_threads=threads, **method)
+    # run (on `threads` threads where the method has a parallel path; BLAS for Newton's)
+    with use_threads(threads, blas=solver in ("newton-cd", "newton-cg")):
+        state = build_state(problem, solver, w0=w0, alpha0=alpha0, intercept0=intercept0,
+                            **method, **solver_options)
+        if verbose:
+            print(f"cdlearn: solver={solver} ({reason})")
+        result = run(state, solver=solver, verbose=verbose, **stopping)
     # certify: the result carries its duality gap; say why this method ran
     result.info["reason"] = reason
+    result.info["n_threads"] = getattr(state, "n_threads", 1)
     return result
 
 
@@ -433,7 +458,8 @@ def check_stopping(*, tol, max_epochs, check_every, callback, coef_tol=None) -> 
 
 
 def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampling, power,
-                  batch_size, primal_step, dual_step, w0, alpha0, **_) -> tuple[str, str]:
+                  batch_size, primal_step, dual_step, w0, alpha0, n_threads=1,
+                  **_) -> tuple[str, str]:
     """``(method, reason)``: ``solver`` itself, or :func:`auto_solver`'s choice for "auto".
 
     With CD options (:func:`cd_options_requested`) "auto" chooses between primal
@@ -445,7 +471,8 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
                  w0=w0, alpha0=alpha0)
     solver, reason = auto_solver(problem, cd_options=cd_options_requested(dict(
         solver_options, sampling=sampling, batch_size=batch_size, primal_step=primal_step,
-        dual_step=dual_step, alpha0=alpha0, power=power)))
+        dual_step=dual_step, alpha0=alpha0, power=power)), batch_size=batch_size,
+        n_threads=n_threads)
     ignored = ignored_options(solver, **given)
     if ignored:
         other = "primal-cd" if solver == "dual-cd" else "dual-cd"

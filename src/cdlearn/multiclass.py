@@ -30,6 +30,7 @@ from . import api
 from .api import auto_solver, cd_options_requested, make_problem
 from .data import BINARY_LOSSES, as_design, check_sample_weight
 from .solvers.base import SolveResult, stop_on
+from .solvers.parallel import check_threads
 
 __all__ = ["solve", "MulticlassResult", "solve_ovr", "run_many", "is_multiclass",
            "n_workers"]
@@ -254,13 +255,14 @@ def _per_class(name, value, k, size):
 
 
 def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=None,
-              alpha0=None, intercept0=0.0, **kw) -> MulticlassResult:
+              alpha0=None, intercept0=0.0, n_threads=None, **kw) -> MulticlassResult:
     """One-vs-rest: :func:`cdlearn.solve` for every class of ``y`` on one shared design.
 
     ``y``: labels of any sortable type (numbers or strings), K > 2 distinct
     values; problem k has targets ``+1`` where ``y == classes[k]`` and ``-1``
     elsewhere. ``solver="auto"`` is resolved once (the choice does not
-    depend on the labels). ``n_jobs``: threads (None or -1: all cores). Warm
+    depend on the labels). ``n_jobs``: threads (None or -1: all cores), each class
+    running on ``n_threads // n_jobs`` threads of its own (at least 1). Warm
     starts ``w0`` (K, d), ``alpha0`` (K, n) and ``intercept0`` (scalar or (K,))
     give one row per class. ``seed`` is the same for every class, so the result
     does not depend on ``n_jobs``. Every other keyword is :func:`cdlearn.solve`'s.
@@ -284,14 +286,17 @@ def solve_ovr(X, y, *, loss, solver="auto", n_jobs=None, sample_weight=None, w0=
                                fit_intercept=kw.get("fit_intercept", False), sample_weight=sw,
                                groups=kw.get("groups"), positive=kw.get("positive", False))
         solver, reason = auto_solver(problem,
-                                     cd_options=cd_options_requested(dict(kw, alpha0=alpha0)))
+                                     cd_options=cd_options_requested(dict(kw, alpha0=alpha0)),
+                                     batch_size=kw.get("batch_size", 1))
     prebuild(design, solver)
     b0 = np.broadcast_to(np.asarray(intercept0, dtype=np.float64), (k,))
     w0s = _per_class("w0", w0, k, d)
     a0s = _per_class("alpha0", alpha0, k, n)
-    kws = [dict(kw, loss=loss, solver=solver, sample_weight=sw, w0=w0s[c], alpha0=a0s[c],
-                intercept0=float(b0[c]), n_jobs=1) for c in range(k)]
     jobs = n_workers(n_jobs, k)
+    # the classes' own threads share the cores with the jobs: no oversubscription
+    threads = max(1, check_threads(n_threads) // jobs)
+    kws = [dict(kw, loss=loss, solver=solver, sample_weight=sw, w0=w0s[c], alpha0=a0s[c],
+                intercept0=float(b0[c]), n_jobs=1, n_threads=threads) for c in range(k)]
     results = run_many(design, targets, kws, n_jobs=jobs)
     out = MulticlassResult(classes=classes, results=results, solver=solver,
                            seconds=time.perf_counter() - t0, n_jobs=jobs)

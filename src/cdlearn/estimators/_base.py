@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..data import check_choice, check_int, check_positive, check_seed
 from ..distributed import current_engine, refuse_distributed
-from ..multiclass import prebuild, run_many
+from ..multiclass import n_workers, prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
 from ..solvers import SOLVERS
 
@@ -85,7 +85,8 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
     would have chosen dual CD), None leaves the choice to ``auto``.
     The problems run on :func:`cdlearn.multiclass.run_many`'s thread pool (the
     mechanism of ``cdlearn.solve``'s one-vs-rest), ``n_jobs`` threads in
-    scikit-learn's convention (None: 1, -1: all cores). ``not_converged``: see
+    scikit-learn's convention (None: 1, -1: all cores), each problem running on
+    ``n_jobs // concurrent problems`` threads of its own. ``not_converged``: see
     :func:`rewarn` (one warning per call). Inside ``cdlearn.distributed.fit_on``
     the problems run on its Dask client instead (the method is the engine's).
     """
@@ -113,6 +114,11 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
                                         **warm[k]))
         kws.append(kw)
     n_jobs = 1 if n_jobs is None else n_jobs
+    # the threads asked for are shared by the concurrent problems: each runs its
+    # parallel path (τ-nice minibatches, newton-cg) on its share, never oversubscribing
+    threads = max(1, n_workers(n_jobs, 1 << 30) // n_workers(n_jobs, len(kws)))
+    for kw in kws:
+        kw["n_threads"] = threads
     if not_converged is None:
         return run_many(design, targets, kws, n_jobs=n_jobs), method
     results = rewarn(lambda: run_many(design, targets, kws, n_jobs=n_jobs), not_converged, method)

@@ -178,6 +178,8 @@ _COMMON_PARAMS = """
     n_jobs : int or None, default=None
         Threads for the one-vs-rest problems (None: 1, -1: all cores); they share
         the data (:func:`cdlearn.multiclass.run_many`, as ``cdlearn.solve`` does).
+        Each problem runs its τ-nice minibatches (``batch_size > 1``) on
+        ``n_jobs // concurrent problems`` threads (a binary problem: all of them).
     sampling : str or None, default=None
         None: the method's default (:func:`cdlearn.api.default_sampling`);
         ``"uniform"``, ``"importance"`` (face-off eq. (14)), ``"power"``,

@@ -6,7 +6,8 @@ Samplings: ``uniform`` (with replacement), ``shuffle`` (a random permutation
 every epoch), ``importance`` (face-off eq. (14):
 ``q_i ∝ β s_i v_i + λ2 n``; for the non-smooth hinge β = 1 is used, a
 heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
-:func:`cdlearn.sampling.eso_tau_nice`. The logistic step is the coordinate
+:func:`cdlearn.sampling.eso_tau_nice`, on threads when the solve has more than one
+(:mod:`cdlearn.kernels.parallel_cd`; same iterates as serial). The logistic step is the coordinate
 maximiser (Newton) by default, solved to an inner tolerance that tightens with
 the duality gap as liblinear's does (``INNER_EPS_*`` below), or face-off §7's
 fixed step with ``dual_step="fixed"``. With exact steps (smooth losses, l2, no
@@ -47,7 +48,7 @@ from ..kernels.dual_cd import (
     repeated_keys,
     row_hashes,
 )
-from ..kernels.views import weighted_slice_powers
+from ..kernels.parallel_cd import block_bounds, dual_cd_parallel_epoch
 from ..losses import step_smoothness
 from ..objectives import dual_point_from_margins, primal_and_gap
 from ..penalties import soft_threshold_array
@@ -59,10 +60,10 @@ from ..sampling import (
     alias_table,
     importance_probabilities,
     make_rng_state,
-    tau_nice_weights,
 )
 from .base import Problem, initial_primal
 from .intercept import optimal_intercept
+from .parallel import minibatch_threads, tau_nice_eso
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge", "hinge")
 SUPPORTED_PENALTIES = ("l2", "elastic_net")
@@ -124,13 +125,15 @@ class DualCDState:
             )
         self.tau = int(batch_size)
         if self.tau > 1:
-            v = self.view
-            self.eso = np.empty(n)
-            weighted_slice_powers(v.data, v.indices, v.indptr,
-                                  tau_nice_weights(p.design.col_nnz, self.tau, n), False,
-                                  self.eso)
+            self.eso = tau_nice_eso(self.view, p.design.col_nnz, self.tau)
         else:
             self.eso = p.design.row_sq_norms.copy()
+        # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
+        # as the serial τ-nice loop, whatever the count; small minibatches stay serial
+        self.n_threads = minibatch_threads(self.tau, p.design.nnz, n)
+        if self.n_threads > 1:
+            self.bounds = block_bounds(p.design.col_nnz, self.n_threads)
+            self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
         beta = step_smoothness(p.loss, smoothness)
         # sigma ≠ 1: CoCoA+'s local subproblem (cdlearn.distributed), whose dual
         # steps see the coupling σ′/(λ2 n) of the whole problem
@@ -165,10 +168,12 @@ class DualCDState:
         self.inner_eps = INNER_EPS_START if adaptive else 0.0
         self._mean_weight = max(float(np.mean(p.sample_weight)), 1e-300)
         # identical rows get an exact block step after every epoch (see
-        # dual_cd_group_pass): smooth losses, l2, exact serial steps, no intercept
+        # dual_cd_group_pass): smooth losses, l2, exact steps, no intercept; also
+        # after τ-nice epochs (news20 logistic, τ = 64: without it the minibatches
+        # crawl along its 10 groups as serial steps did)
         self.groups = None
         if (p.loss != "hinge" and self.step_mode == EXACT_STEP and self.kappa == 0.0
-                and self.tau == 1 and not p.fit_intercept):
+                and not p.fit_intercept):
             self.groups = _duplicate_groups(p.design, p.sample_weight, p.y)
         self.perm = np.arange(n, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
@@ -221,6 +226,13 @@ class DualCDState:
             )
         if self.active_set:
             entries, updates = self._active_epoch()
+        elif self.n_threads > 1:
+            entries, updates = dual_cd_parallel_epoch(
+                view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
+                self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self.step_mode,
+                self.eta, self._intercept, p.n_samples, self.rng, self.perm, self.deltas,
+                self.bounds, self.splits, self.inner_eps,
+            )
         else:
             entries, updates, self.counter = dual_cd_epoch(
                 view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,

@@ -60,11 +60,13 @@ import scipy.sparse as sp
 
 from ..kernels.newton_cd import cholesky_apply, cholesky_factor, newton_weights
 from ..kernels.newton_cg import axpy, directional_slope
+from ..kernels.parallel_cd import parallel_slice_dots
 from ..kernels.views import weighted_slice_powers
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
 from .newton_cd import GRAM_FACTOR, GRAM_MAX_AUTO, dense_gram, gram_work
+from .parallel import current_threads
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("l2",)
@@ -118,6 +120,11 @@ class NewtonCGState(PrimalIterate):
         # float32 X: products through the Design's float32-reading kernel, since
         # numpy and scipy would convert X to float64 (a temporary of X's size or 2×)
         self._f32 = design.dtype == np.float32
+        # sparse float64 X on threads: both products by one parallel kernel over the
+        # row / column view (each entry summed in slice order, as scipy's CSR product);
+        # dense X runs BLAS on the solve's threads (api.use_threads)
+        self.n_threads = current_threads()
+        self._par = design.is_sparse and not self._f32 and self.n_threads > 1
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
@@ -151,7 +158,18 @@ class NewtonCGState(PrimalIterate):
         return entries + p.n_samples
 
     def _xt_dot(self, q):
+        if self._par:
+            c = self.problem.design.csc
+            return parallel_slice_dots(c.data, c.indices, c.indptr, q,
+                                       np.empty(self.problem.n_features))
         return self.problem.design.rmatvec(q) if self._f32 else self._Xt @ q
+
+    def _x_dot(self, v):
+        if self._par:
+            r = self.problem.design.csr
+            return parallel_slice_dots(r.data, r.indices, r.indptr, v,
+                                       np.empty(self.problem.n_samples))
+        return self.problem.design.matvec(v) if self._f32 else self._X @ v
 
     def _rmatvec(self, coef, squared):
         """``(Xᵀcoef or (X∘X)ᵀcoef, entries read)``."""
@@ -174,7 +192,7 @@ class NewtonCGState(PrimalIterate):
         """``(H v, X v_w + v_b, entries read)``."""
         p = self.problem
         d = p.n_features
-        xv = self.problem.design.matvec(v[:d]) if self._f32 else self._X @ v[:d]
+        xv = self._x_dot(v[:d])
         if p.fit_intercept:
             xv += v[d]
         q = self.D * xv
@@ -357,7 +375,7 @@ class NewtonCGState(PrimalIterate):
             # M is this iteration's Hessian: the Newton step in one solve, no CG
             self._refresh = False
             delta = M(np.negative(G, out=G), np.empty(self.m))
-            dz = p.design.matvec(delta[:d])
+            dz = self._x_dot(delta[:d]) if self._par else p.design.matvec(delta[:d])
             if p.fit_intercept:
                 dz += delta[d]
             iters, e = 0, p.design.nnz

@@ -3,7 +3,9 @@
 Smooth losses with the ``none``, ``l2``, ``l1`` and ``elastic_net`` penalties.
 Coordinate j uses the Lipschitz constant ``L_j = β Σ_i s_i X_ij² / n``
 (``β u_j / n`` with the serial ESO ``u = Diag(XᵀX)``, face-off eq. (7)), or the
-τ-nice ESO of :func:`cdlearn.sampling.eso_tau_nice` when ``batch_size > 1``.
+τ-nice ESO of :func:`cdlearn.sampling.eso_tau_nice` when ``batch_size > 1`` (PCDM;
+on threads when the solve has more than one, :mod:`cdlearn.kernels.parallel_cd`,
+with the same iterates as serial).
 Samplings: ``uniform`` (with replacement, as in the papers), ``shuffle`` (a
 fresh random permutation every epoch: without replacement), ``importance``
 (eq. (14): ``p_j ∝ L_j + λ2``), ``power`` (``p_j ∝ L_j^a``, RCDC eq. (55)), ``cyclic``, ``shrinking`` (RCDC §6.1
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.parallel_cd import block_bounds, primal_cd_parallel_epoch
 from ..kernels.primal_cd import (
     logistic_error_probabilities,
     primal_cd_epoch,
@@ -58,6 +61,7 @@ from ..sampling import (
 )
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
+from .parallel import minibatch_threads
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -123,6 +127,12 @@ class PrimalCDState(PrimalIterate):
         self.counter = 0
         self.perm = np.arange(d, dtype=np.int64)
         self.deltas = np.zeros(max(self.tau, 1))
+        # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
+        # as the serial τ-nice loop, whatever the count; small minibatches stay serial
+        self.n_threads = minibatch_threads(self.tau, p.design.nnz, d)
+        if self.n_threads > 1:
+            self.bounds = block_bounds(p.design.row_nnz, self.n_threads)
+            self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
         self.newton = step == "newton" and self.tau <= 1
         self.intercept_lips = beta * float(p.sample_weight.sum()) / n if p.fit_intercept else 0.0
 
@@ -195,6 +205,12 @@ class PrimalCDState(PrimalIterate):
             )
             self._z_from_resid = True
             return entries, updates
+        if self.n_threads > 1:
+            return primal_cd_parallel_epoch(
+                v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
+                p.l1, p.l2, p.loss_code, p.n_features, self.rng, self.perm, self.deltas,
+                self.bounds, self.splits, self._intercept, self.intercept_lips, p.positive,
+            )
         entries, updates, self.counter = primal_cd_epoch(
             v.data, v.indices, v.indptr, p.y, p.sample_weight, self.z, self.w, self.lips,
             p.l1, p.l2, p.loss_code, self.mode, self.prob, self.alias, p.n_features,

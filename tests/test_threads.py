@@ -1,0 +1,233 @@
+"""Multi-core CD (issue 24): τ-nice dual/primal CD and newton-cg on threads.
+
+The parallel kernels (:mod:`cdlearn.kernels.parallel_cd`) must give the serial
+τ-nice iterates bit for bit (whatever the thread count), and threaded runs must
+reach the optimum the serial methods reach.
+"""
+
+import warnings
+
+import numba
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from cdlearn.api import faceoff_choice, make_problem, solve
+from cdlearn.data import as_design
+from cdlearn.faceoff import analyze
+from cdlearn.kernels.parallel_cd import block_bounds
+from cdlearn.multiclass import solve_ovr
+from cdlearn.solvers import parallel
+from cdlearn.solvers.parallel import (
+    check_threads,
+    current_threads,
+    eso_epoch_growth,
+    use_threads,
+)
+
+two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
+                                 reason="numba may use one thread only (NUMBA_NUM_THREADS)")
+
+
+@pytest.fixture(autouse=True)
+def _threads_on_small_problems(monkeypatch):
+    """The problems here are small: let their minibatches run on threads anyway."""
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 0)
+
+
+def test_small_minibatches_stay_serial(monkeypatch):
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 4096)
+    X, y = _data()  # 480 nonzeros over 80 rows: τ = 16 visits 96 entries
+    r = solve(X, y, loss="logistic", lam=0.05, solver="dual-cd", batch_size=16,
+              sampling="uniform", n_threads=2, max_epochs=2, check_every=2)
+    assert r.info["n_threads"] == 1
+    assert parallel.minibatch_threads(16, 480, 80) == 1
+    assert parallel.minibatch_threads(16, 480 * 1000, 80) == parallel.current_threads() == 1
+
+
+def _data(dense=False, n=80, d=40, seed=0):
+    # small, with few minibatches per epoch: every batch is two fork-joins of the
+    # thread team, which a loaded 2-core machine makes slow
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.15, random_state=seed, format="csr")
+    X.data = rng.standard_normal(X.nnz)
+    w = rng.standard_normal(d)
+    y = np.where(X @ w + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return (X.toarray() if dense else X), y
+
+
+def _pair(**kw):
+    """The τ-nice solve on 1 and 2 threads, and twice a short run on 2 threads."""
+    X, y = _data(kw.pop("dense", False))
+    runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2)]
+    short = dict(kw, max_epochs=12, check_every=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        again = [solve(X, y, **short, n_threads=2) for _ in range(2)]
+    _assert_identical(again)
+    return runs
+
+
+def _assert_identical(runs):
+    ref = runs[0]
+    for r in runs[1:]:
+        np.testing.assert_array_equal(r.w, ref.w)
+        if ref.alpha is not None:
+            np.testing.assert_array_equal(r.alpha, ref.alpha)
+        assert r.intercept == ref.intercept and r.n_epochs == ref.n_epochs
+
+
+@two_threads
+@pytest.mark.parametrize("loss,penalty,dense", [
+    ("logistic", "l2", False), ("squared_hinge", "elastic_net", False),
+    pytest.param("hinge", "l2", True, marks=pytest.mark.slow), ("squared", "l2", False)])
+def test_dual_threads_bit_identical_and_optimal(loss, penalty, dense):
+    lam = 5e-2
+    runs = _pair(loss=loss, penalty=penalty, lam=lam, solver="dual-cd", batch_size=16,
+                 sampling="uniform", tol=1e-9, max_epochs=5000, dense=dense)
+    assert [r.info["n_threads"] for r in runs] == [1, 2]
+    _assert_identical(runs)
+    serial = solve(*_data(dense), loss=loss, penalty=penalty, lam=lam, solver="dual-cd",
+                   tol=1e-9, max_epochs=5000)
+    for r in (runs[1], serial):
+        assert r.converged and r.gap <= 1e-9 * r.trace["primal"][0]
+    assert abs(runs[1].primal - serial.primal) <= 1e-8 * abs(serial.primal)
+
+
+@two_threads
+@pytest.mark.parametrize("loss,penalty,extra", [
+    ("squared", "l1", {}), ("logistic", "l2", {"fit_intercept": True}),
+    pytest.param("squared_hinge", "elastic_net", {}, marks=pytest.mark.slow),
+    pytest.param("squared", "l1", {"positive": True}, marks=pytest.mark.slow),
+    ("logistic", "l1", {"dense": True})])
+def test_primal_threads_bit_identical_and_optimal(loss, penalty, extra):
+    lam = 2e-2 if loss != "squared" else 1e-2
+    extra = dict(extra)
+    dense = extra.pop("dense", False)
+    runs = _pair(loss=loss, penalty=penalty, lam=lam, solver="primal-cd", batch_size=8,
+                 sampling="uniform", tol=1e-9, max_epochs=20000, dense=dense, **extra)
+    assert [r.info["n_threads"] for r in runs] == [1, 2]
+    _assert_identical(runs)
+    serial = solve(*_data(dense), loss=loss, penalty=penalty, lam=lam, solver="primal-cd",
+                   tol=1e-9, max_epochs=20000, **extra)
+    for r in (runs[1], serial):
+        assert r.converged and r.gap <= 1e-9 * r.trace["primal"][0]
+    assert abs(runs[1].primal - serial.primal) <= 1e-8 * abs(serial.primal)
+    assert np.count_nonzero(runs[1].w) > 0
+
+
+@two_threads
+def test_newton_cg_threads_same_optimum():
+    X, y = _data(n=300, d=200)
+    kw = dict(loss="logistic", penalty="l2", lam=1e-3, solver="newton-cg", tol=1e-12)
+    one, two, again = (solve(X, y, **kw, n_threads=t) for t in (1, 2, 2))
+    assert two.info["n_threads"] == 2
+    np.testing.assert_array_equal(two.w, again.w)
+    for r in (one, two):
+        assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
+    assert abs(one.primal - two.primal) <= 1e-8 * one.primal
+    np.testing.assert_allclose(two.w, one.w, rtol=1e-5, atol=1e-8)
+
+
+def test_block_bounds_balance_nonzeros():
+    nnz = np.array([5, 0, 1, 1, 1, 1, 1, 0, 10, 0])
+    b = block_bounds(nnz, 3)
+    assert b[0] == 0 and b[-1] == nnz.size and np.all(np.diff(b) >= 0) and b.size == 4
+    sums = [nnz[b[k]:b[k + 1]].sum() for k in range(3)]
+    assert sum(sums) == 20 and max(sums) <= 20 / 3 + 10  # within one index of even
+    np.testing.assert_array_equal(block_bounds(nnz, 1), [0, 10])
+    np.testing.assert_array_equal(block_bounds(np.zeros(4), 2), [0, 2, 4])
+    assert block_bounds(nnz, 50).size == nnz.size + 1  # never more blocks than indices
+
+
+def test_eso_epoch_growth_closed_form():
+    # all-ones n×d: every column has n nonzeros, so the dual τ-nice weights are τ
+    # and v_i(τ) = τd; every row has d, so the primal v_j(τ) = τn
+    n, d, tau, beta, lam = 30, 7, 5, 0.25, 1e-3
+    design = as_design(np.ones((n, d)))
+    g = beta / (lam * n)
+    assert eso_epoch_growth(design, tau, beta=beta, lam=lam, primal=False) == pytest.approx(
+        (1 + g * tau * d) / (1 + g * d), rel=1e-12)
+    assert eso_epoch_growth(design, tau, beta=beta, lam=lam, primal=True) == pytest.approx(
+        (1 + g * tau * n) / (1 + g * n), rel=1e-12)
+
+
+def test_auto_with_minibatches_prices_the_eso_growth():
+    # a feature in every row: τ-nice dual steps shrink (its ω = n), primal ones much less
+    rng = np.random.default_rng(1)
+    n, d = 400, 300
+    X = sp.random(n, d, density=0.01, random_state=2, format="lil")
+    X[:, 0] = 1.0
+    X = X.tocsr()
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    problem = make_problem(X, y, loss="logistic", penalty="l2", lam=1e-3)
+    choice, reason = faceoff_choice(problem, 64, 4)
+    gp = eso_epoch_growth(problem.design, 64, beta=0.25, lam=1e-3, primal=True)
+    gd = eso_epoch_growth(problem.design, 64, beta=0.25, lam=1e-3, primal=False)
+    assert gp == pytest.approx(1.63, abs=0.01) and gd == pytest.approx(10.3, abs=0.1)
+    ratio = analyze(X, loss="logistic", lam=1e-3).time_ratio * gp / gd
+    assert "τ-nice minibatches (τ=64 on 4 thread(s))" in reason
+    assert reason.endswith(f"= {ratio:.3g}") and choice == ("primal-cd" if ratio <= 1 else
+                                                           "dual-cd")
+    with pytest.warns(ConvergenceWarning):
+        r = solve(X, y, loss="logistic", penalty="l2", lam=1e-3, batch_size=64,
+                  sampling="uniform", n_threads=1, max_epochs=1)
+    assert r.solver == choice and "τ=64 on 1 thread(s)" in r.info["reason"]
+
+
+def test_n_threads_checked():
+    X, y = _data()
+    with pytest.raises(TypeError, match="n_threads must be an integer or None"):
+        solve(X, y, lam=0.1, n_threads="2")
+    with pytest.raises(ValueError, match="n_threads must be a non-zero integer"):
+        solve(X, y, lam=0.1, n_threads=0)
+    assert check_threads(-1) == check_threads(None) >= 1
+    assert check_threads(3) == 3
+
+
+@two_threads
+def test_ovr_shares_the_threads_between_jobs():
+    X, _ = _data(n=60)
+    y = np.arange(60) % 3
+    kw = dict(loss="logistic", penalty="l2", lam=5e-2, solver="dual-cd", batch_size=12,
+              sampling="uniform", tol=1e-8)
+    split = solve_ovr(X, y, n_jobs=2, n_threads=2, **kw)
+    whole = solve_ovr(X, y, n_jobs=1, n_threads=2, **kw)
+    assert [r.info["n_threads"] for r in split.results] == [1, 1, 1]
+    assert [r.info["n_threads"] for r in whole.results] == [2, 2, 2]
+    np.testing.assert_array_equal(split.coef, whole.coef)  # threads never change bits
+
+
+def test_use_threads_restores_numba_count():
+    before = numba.get_num_threads()
+    with use_threads(2) as n:
+        assert n == 2 and numba.get_num_threads() == before  # untouched until used
+        assert current_threads() == min(2, numba.config.NUMBA_NUM_THREADS)
+        assert numba.get_num_threads() == current_threads()
+    assert numba.get_num_threads() == before and current_threads() == 1
+
+
+@two_threads
+def test_estimator_n_jobs_gives_the_problem_its_threads(monkeypatch):
+    import cdlearn.estimators._base as base
+    from cdlearn import LinearSVC, LogisticRegression
+
+    seen = []
+    real = base.run_many
+
+    def spy(design, targets, kws, n_jobs=None):
+        seen.append([kw["n_threads"] for kw in kws])
+        return real(design, targets, kws, n_jobs=n_jobs)
+
+    monkeypatch.setattr(base, "run_many", spy)
+    X, y = _data()
+    kw = dict(C=1.0, solver="dual-cd", sampling="uniform", batch_size=16, tol=1e-6,
+              random_state=0,
+              fit_intercept=False)
+    one = LogisticRegression(**kw).fit(X, y)
+    two = LogisticRegression(**kw, n_jobs=2).fit(X, y)
+    y3 = np.arange(X.shape[0]) % 3
+    LinearSVC(**kw, n_jobs=2).fit(X, y3)  # one-vs-rest
+    assert seen == [[1], [2], [1, 1, 1]]  # binary: both threads; 3 classes on 2 jobs: 1 each
+    np.testing.assert_array_equal(one.coef_, two.coef_)
