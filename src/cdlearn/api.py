@@ -29,7 +29,6 @@ from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS
 from .solvers.base import Problem, SolveResult, run
-from .solvers.gram_cd import squared_l1_costs
 from .solvers.newton_cd import choose_hessian, gram_work
 from .solvers.parallel import check_threads, eso_epoch_growth, use_threads
 
@@ -250,6 +249,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
 def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
     """The cheaper of ws-cd and gram-cd for a squared loss with an l1 part
     (:func:`cdlearn.solvers.gram_cd.squared_l1_costs`), with the predicted times."""
+    # imported here: gram_cd loads its kernels, which `import cdlearn` must not
+    from .solvers.gram_cd import squared_l1_costs
+
     costs = squared_l1_costs(problem, n_fits)
     best = min(costs, key=costs.get)
     shown = ", ".join(f"{k} {1e3 * v:.3g} ms" for k, v in costs.items() if np.isfinite(v))

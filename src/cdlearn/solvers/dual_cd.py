@@ -48,7 +48,6 @@ from ..kernels.dual_cd import (
     repeated_keys,
     row_hashes,
 )
-from ..kernels.parallel_cd import block_bounds, dual_cd_parallel_epoch
 from ..losses import step_smoothness
 from ..objectives import dual_point_from_margins, primal_and_gap
 from ..penalties import soft_threshold_array
@@ -132,6 +131,11 @@ class DualCDState:
         # as the serial τ-nice loop, whatever the count; small minibatches stay serial
         self.n_threads = minibatch_threads(self.tau, p.design.nnz, n)
         if self.n_threads > 1:
+            # imported here: kernels.parallel_cd loads primal CD's kernels too, which a
+            # serial dual solve must not (one method's modules per solve)
+            from ..kernels.parallel_cd import block_bounds, dual_cd_parallel_epoch
+
+            self._parallel_epoch = dual_cd_parallel_epoch
             self.bounds = block_bounds(p.design.col_nnz, self.n_threads)
             self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
         beta = step_smoothness(p.loss, smoothness)
@@ -227,7 +231,7 @@ class DualCDState:
         if self.active_set:
             entries, updates = self._active_epoch()
         elif self.n_threads > 1:
-            entries, updates = dual_cd_parallel_epoch(
+            entries, updates = self._parallel_epoch(
                 view.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
                 self.w, self.eso, self.inv_l2n, self.kappa, p.loss_code, self.step_mode,
                 self.eta, self._intercept, p.n_samples, self.rng, self.perm, self.deltas,

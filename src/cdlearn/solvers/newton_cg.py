@@ -60,7 +60,6 @@ import scipy.sparse as sp
 
 from ..kernels.newton_cd import cholesky_apply, cholesky_factor, newton_weights
 from ..kernels.newton_cg import axpy, directional_slope
-from ..kernels.parallel_cd import parallel_slice_dots
 from ..kernels.views import weighted_slice_powers
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
@@ -125,6 +124,12 @@ class NewtonCGState(PrimalIterate):
         # dense X runs BLAS on the solve's threads (api.use_threads)
         self.n_threads = current_threads()
         self._par = design.is_sparse and not self._f32 and self.n_threads > 1
+        if self._par:
+            # imported here: kernels.parallel_cd loads the CD kernels too (one method's
+            # modules per solve)
+            from ..kernels.parallel_cd import parallel_slice_dots
+
+            self._slice_dots = parallel_slice_dots
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
@@ -160,14 +165,14 @@ class NewtonCGState(PrimalIterate):
     def _xt_dot(self, q):
         if self._par:
             c = self.problem.design.csc
-            return parallel_slice_dots(c.data, c.indices, c.indptr, q,
+            return self._slice_dots(c.data, c.indices, c.indptr, q,
                                        np.empty(self.problem.n_features))
         return self.problem.design.rmatvec(q) if self._f32 else self._Xt @ q
 
     def _x_dot(self, v):
         if self._par:
             r = self.problem.design.csr
-            return parallel_slice_dots(r.data, r.indices, r.indptr, v,
+            return self._slice_dots(r.data, r.indices, r.indptr, v,
                                        np.empty(self.problem.n_samples))
         return self.problem.design.matvec(v) if self._f32 else self._X @ v
 
