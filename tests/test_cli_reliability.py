@@ -28,6 +28,14 @@ SRC = str(Path(cdlearn.__file__).resolve().parents[1])
 STOP_BOUND = 60.0  # seconds from SIGINT to exit: generous, the machine is shared
 
 
+def _default_sigint() -> None:
+    """In the child: SIGINT back to its default. A shell without job control starts
+    background jobs with SIGINT ignored, and Python then installs no handler: the
+    Ctrl-C under test would be lost (the solve is right to honour an inherited
+    SIG_IGN, as under nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def cli_env(**extra) -> dict:
     env = dict(os.environ, PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
                OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1", **extra)
@@ -78,7 +86,7 @@ def interrupt(argv, ready, *, cwd, env=None, settle=1.0):
     """
     proc = subprocess.Popen([sys.executable, "-m", "cdlearn.cli", *map(str, argv)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            cwd=cwd, env=cli_env(**(env or {})))
+                            cwd=cwd, env=cli_env(**(env or {})), preexec_fn=_default_sigint)
     out: list[str] = []
     err: list[str] = []
     readers = [threading.Thread(target=lambda s, b: b.extend(s), args=(proc.stdout, out)),
@@ -211,7 +219,8 @@ def test_interrupt_during_the_imports_exits_130(files, tmp_path, loading):
     marker = {"numpy": "/numpy/", "numba": "/numba/"}[loading]
     proc = subprocess.Popen([*console_script_command(), "fit", files / "few.svm", "-q",
                              "-o", tmp_path / "m.json"], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=cli_env())
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=cli_env(),
+                            preexec_fn=_default_sigint)
     maps = Path(f"/proc/{proc.pid}/maps")
     deadline = time.monotonic() + 120
     try:

@@ -84,13 +84,22 @@ print(json.dumps(out), flush=True)
 STOP_SECONDS = 5.0
 
 
+def _default_sigint() -> None:
+    """In the child: SIGINT back to its default. A shell without job control starts
+    background jobs with SIGINT ignored, and Python then installs no handler: the
+    Ctrl-C under test would be lost (the solve is right to honour an inherited
+    SIG_IGN, as under nohup)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(tmp_path: Path, case: str) -> tuple[int, dict]:
     script = tmp_path / "fit.py"
     script.write_text(SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"),
                OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
     proc = subprocess.Popen([sys.executable, str(script), case], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=env)
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=_default_sigint)
     try:
         line = proc.stdout.readline()
         assert line.strip() == "STARTED", (line, proc.stderr.read() if proc.poll() else "")
