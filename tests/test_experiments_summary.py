@@ -146,7 +146,10 @@ def test_summary_without_verdicts(tmp_path):
         summary_table(tmp_path)
 
 
-def test_run_records_time_and_drops_a_stale_verdict(tmp_path, monkeypatch):
+@pytest.fixture
+def toy_experiments(monkeypatch):
+    """Registers ``toy-ok`` (writes an "agrees" verdict) and ``toy-broken`` (raises);
+    returns the list of ``full`` flags toy-ok was run with."""
     calls = []
 
     def ok(out_dir, full):
@@ -160,6 +163,11 @@ def test_run_records_time_and_drops_a_stale_verdict(tmp_path, monkeypatch):
 
     monkeypatch.setitem(EXPERIMENTS, "toy-ok", Experiment("toy-ok", "t", "p", ok))
     monkeypatch.setitem(EXPERIMENTS, "toy-broken", Experiment("toy-broken", "t", "p", broken))
+    return calls
+
+
+def test_run_records_time_and_drops_a_stale_verdict(tmp_path, toy_experiments):
+    calls = toy_experiments
     run_experiment("toy-ok", tmp_path)
     run_experiment("toy-ok", tmp_path, full=True)
     assert calls == [False, True]
@@ -173,20 +181,10 @@ def test_run_records_time_and_drops_a_stale_verdict(tmp_path, monkeypatch):
     assert set(_table_rows(path.read_text(encoding="utf-8"))) == {"toy-ok"}
 
 
-def test_cli_all_runs_every_id_then_summary(tmp_path, monkeypatch, capsys):
+def test_cli_all_runs_every_id_then_summary(tmp_path, monkeypatch, capsys, toy_experiments):
     import cdlearn.experiments as experiments
     from cdlearn.cli import main
 
-    def ok(out_dir, full):
-        write_verdict(out_dir, exp_id="toy-ok", claim="c", ours="o", verdict="agrees",
-                      reason="r", full=full)
-        return out_dir
-
-    def broken(out_dir, full):
-        raise RuntimeError("solver diverged")
-
-    monkeypatch.setitem(EXPERIMENTS, "toy-ok", Experiment("toy-ok", "t", "p", ok))
-    monkeypatch.setitem(EXPERIMENTS, "toy-broken", Experiment("toy-broken", "t", "p", broken))
     monkeypatch.setattr(experiments, "experiment_ids", lambda: ["toy-broken", "toy-ok"])
     assert main(["reproduce", "--all", "--full", "-o", str(tmp_path)]) == 1
     out, err = capsys.readouterr()
