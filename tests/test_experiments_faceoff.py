@@ -261,42 +261,71 @@ def test_fig3_outputs_and_numbers(fig3):
         c_ratio = num(r["C_P"]) / num(r["C_D"])
         assert c_ratio == pytest.approx(
             float(1 / R(int(r["alpha"]), int(n), d)), rel=1e-9)
-        # Theorem 1: every method reaches 1e-6 well within its own bound
-        assert num(r["passes_to_1e-06"]) < 0.8 * num(r["bound_passes_to_1e-06"]), (n, rho, m)
-        assert r["verdict"] in ("agree", "slack"), (n, rho, m)
+        # Theorem 1 (β = 1): every seed reaches 1e-6 well within its method's bound
+        per_seed = [float(v) for v in r["passes_to_1e-06_per_seed"].split()]
+        assert len(per_seed) == len(fo.FIG3_SEEDS)
+        assert max(per_seed) < 0.8 * num(r["bound_passes_to_1e-06"]), (n, rho, m)
+        assert num(r["passes_to_1e-06"]) == pytest.approx(np.median(per_seed), rel=1e-3)
+        assert r["verdict"] in ("agree", "unranked"), (n, rho, m)
+
+    def pair(n, rho):
+        return s[(n, rho, "primal-cd")], s[(n, rho, "dual-cd")]
+
     # square n = d: C_P = C_D, predicted tie and (nearly) the same passes
     for rho in ("0.01", "1.0"):
-        p, q = s[("100", rho, "primal-cd")], s[("100", rho, "dual-cd")]
+        p, q = pair("100", rho)
         assert num(p["pred_TP_TD"]) == pytest.approx(1.0)
-        assert num(p["passes_to_1e-06"]) / num(q["passes_to_1e-06"]) == pytest.approx(1, abs=0.2)
+        assert num(p["measured_ratio"]) == pytest.approx(1, abs=0.2)
         assert p["verdict"] == "agree"
-    # n = d = 100, 10%: primal predicted and measured faster
-    p, q = s[("100", "0.1", "primal-cd")], s[("100", "0.1", "dual-cd")]
-    assert num(p["pred_TP_TD"]) < 0.5
-    assert num(p["passes_to_1e-06"]) < num(q["passes_to_1e-06"])
-    assert p["verdict"] == "agree"
-    # n = 1000 dense: dual predicted (C_P/C_D = n/d = 10) but primal measured faster, with
-    # both bounds holding: the primal's bound is the loose one (it counts only λ as strong
-    # convexity; X^T diag(φ'') X / n about doubles it, while X X^T of rank d adds nothing
-    # to the dual's 1/β)
-    p, q = s[("1000", "1.0", "primal-cd")], s[("1000", "1.0", "dual-cd")]
-    assert num(p["C_P_over_C_D_theory"]) == pytest.approx(10.0)
-    assert num(p["pred_TP_TD"]) > 2
-    assert num(p["passes_to_1e-06"]) < num(q["passes_to_1e-06"])
-    assert p["verdict"] == "slack"
-    assert 1.5 < num(p["muP_over_lam"]) < 3.0
-    assert num(p["beta_muD"]) == pytest.approx(1.0, abs=0.05)
+    # n = d = 100, 10%: primal predicted (eq. (15) with β = 1: 0.143) and measured faster
+    p, q = pair("100", "0.1")
+    assert num(p["pred_TP_TD"]) == pytest.approx(0.143, abs=0.001)
+    assert num(p["measured_ratio_hi"]) < 0.5 and p["verdict"] == "agree"
+    # n = 1000, 1% and 100%: C_P/C_D = 10, eq. (15) with the paper's β = 1 gives 5.5
+    # (dual) and every seed has dual faster. With β = 1/4 in the runs (this experiment
+    # before issue 23) primal and dual were within noise there (median ratios 0.97, 0.80)
+    for rho in ("0.01", "1.0"):
+        p, q = pair("1000", rho)
+        assert num(p["C_P_over_C_D_theory"]) == pytest.approx(10.0)
+        assert num(p["pred_TP_TD"]) == pytest.approx(5.5, abs=0.05)
+        assert num(p["measured_ratio_lo"]) > 1.5 and p["verdict"] == "agree"
+    # n = 1000, 10%: eq. (15) predicts a tie (1.1) and primal wins on every seed (~2.3x);
+    # the primal's bound is the looser one (it counts only λ as strong convexity)
+    p, q = pair("1000", "0.1")
+    assert fo._label(num(p["pred_TP_TD"])) == "tie"
+    assert num(p["measured_ratio_hi"]) < 0.6 and p["verdict"] == "unranked"
+    assert 1.5 < num(p["muP_over_lam"]) < 2.0
     slack_p = num(p["passes_to_1e-06"]) / num(p["bound_passes_to_1e-06"])
     slack_d = num(q["passes_to_1e-06"]) / num(q["bound_passes_to_1e-06"])
-    assert slack_p < 0.5 * slack_d
+    assert slack_p < 0.7 * slack_d
     note = (fig3 / "note.md").read_text(encoding="utf-8")
     assert "violated: 0" in note and "upper bounds" in note
-    # bounds hold everywhere, eq. (15)'s winner is not measured everywhere: "partly"
+    assert "primal RCD can outperform dual RCD even if n ≫ d" in note
+    # the paper's claims for Figure 3: bounds hold everywhere, primal faster at n >= 10d
     verdict = json.loads((fig3 / "verdict.json").read_text(encoding="utf-8"))
-    n_agree = sum(r["verdict"] == "agree" for k, r in s.items() if k[2] == "primal-cd")
-    assert 0 < n_agree < 6 and verdict["verdict"] == "partly"
-    assert verdict["ours"] == ("6 panels: bounds hold in 6, violated in 0, undecided 0; "
-                               f"measured winner = predicted in {n_agree}")
+    assert verdict["verdict"] == "agrees"
+    assert verdict["ours"] == ("6 panels: bounds hold in 6; primal faster at n ≥ 10d in 1 of 3 "
+                               "(n=1,000/10% 2.3x); eq. (15)'s winner measured in 5 of 6")
+
+
+@pytest.mark.parametrize("pred, primal, dual, status", [
+    (5.5, [30, 31, 32], [12, 13, 14], "agree"),          # dual predicted, dual won
+    (5.5, [12, 12.5, 13], [12, 13, 14], "agree"),        # measured tie
+    (1.05, [10, 11, 12], [30, 31, 32], "unranked"),      # predicted tie
+    (5.5, [10, 11, 12], [30, 31, 32], "slack"),          # the other one won
+    (5.5, [10, 11, 120], [30, 31, 32], "violated"),      # one seed over its bound
+    (5.5, [10, 11, math.nan], [30, 31, 32], None),       # stopped short of 1e-6
+])
+def test_fig3_verdict_statuses(pred, primal, dual, status):
+    bound = {"primal-cd": 100.0, "dual-cd": 100.0}
+    run = {"primal-cd": [50.0] * 3, "dual-cd": [50.0] * 3}
+    phrase, got = fo._fig3_verdict(pred, {"primal-cd": primal, "dual-cd": dual}, bound, run)
+    assert got == status, phrase
+    # a run that went past its bound without reaching 1e-6 violates it
+    run = {"primal-cd": [50.0, 50.0, 150.0], "dual-cd": [50.0] * 3}
+    if status is None:
+        assert fo._fig3_verdict(pred, {"primal-cd": primal, "dual-cd": dual}, bound,
+                                run)[1] == "violated"
 
 
 @pytest.mark.parametrize("n, rho", fo._fig3_grid(full=True))
@@ -340,20 +369,24 @@ def test_fig3_predicted_ratio_by_hand():
 
 def test_fig3_verdict_falsifiable():
     bounds = {"primal-cd": 49.1, "dual-cd": 18.3}
-    run = {"primal-cd": 60.0, "dual-cd": 60.0}
+    run = {"primal-cd": [60.0], "dual-cd": [60.0]}
+
+    def verdict(pred, primal, dual, ran=run):
+        return fo._fig3_verdict(pred, {"primal-cd": [primal], "dual-cd": [dual]}, bounds, ran)
+
     # measured winner differs from eq. (15)'s, both within their bounds: slack, not
-    # a disagreement (the old verdict called this panel "disagree")
-    phrase, status = fo._fig3_verdict(2.8, {"primal-cd": 8.69, "dual-cd": 9.56}, bounds, run)
+    # a violation of the theory
+    phrase, status = verdict(2.8, 8.69, 9.56)
     assert status == "slack" and "0.18 primal, 0.52 dual" in phrase
-    assert fo._fig3_verdict(2.8, {"primal-cd": 30.0, "dual-cd": 9.0}, bounds, run)[1] == "agree"
+    assert verdict(2.8, 30.0, 9.0)[1] == "agree"
     # a method beyond its bound falsifies Theorem 1 (or our code)
-    phrase, status = fo._fig3_verdict(2.8, {"primal-cd": 50.0, "dual-cd": 9.0}, bounds, run)
+    phrase, status = verdict(2.8, 50.0, 9.0)
     assert status == "violated" and "primal-cd 50 > 49.1" in phrase
-    phrase, status = fo._fig3_verdict(2.8, {"primal-cd": 8.0, "dual-cd": math.nan}, bounds, run)
+    phrase, status = verdict(2.8, 8.0, math.nan)
     assert status == "violated" and "dual-cd not at 1e-6 after 60 >= 18.3" in phrase
     # stopped before both 1e-6 and the bound: nothing to decide
-    short = {"primal-cd": 60.0, "dual-cd": 10.0}
-    assert fo._fig3_verdict(2.8, {"primal-cd": 8.0, "dual-cd": math.nan}, bounds, short)[1] is None
+    short = {"primal-cd": [60.0], "dual-cd": [10.0]}
+    assert verdict(2.8, 8.0, math.nan, short)[1] is None
 
 
 def test_curvature_at_optimum_closed_form(monkeypatch):
@@ -470,13 +503,19 @@ def test_fig3_full(tmp_path):
     out = run_experiment("faceoff-fig3", tmp_path, full=True)
     s = summary_by_panel(out, "fig3_summary.csv")
     assert {n for n, _, _ in s} == {"100", "1000", "10000"}
-    # every run within its Theorem 1 bound; eq. (15)'s winner missed only where bounds differ
+    # every seed within its Theorem 1 bound; eq. (15)'s winner missed only at 10%
     for key, r in s.items():
-        assert r["verdict"] in ("agree", "slack"), key
-        assert num(r["passes_to_1e-06"]) <= num(r["bound_passes_to_1e-06"]), key
-    p, q = s[("10000", "0.1", "primal-cd")], s[("10000", "0.1", "dual-cd")]
-    assert num(p["pred_TP_TD"]) > 9 and num(p["passes_to_1e-06"]) < num(q["passes_to_1e-06"])
+        seeds = [float(v) for v in r["passes_to_1e-06_per_seed"].split()]
+        assert max(seeds) <= num(r["bound_passes_to_1e-06"]), key
+        assert r["verdict"] == ("unranked" if key[:2] == ("1000", "0.1") else
+                                "slack" if key[:2] == ("10000", "0.1") else "agree"), key
+    # n = 100 d, 10%: eq. (15) says dual (10.6), primal is ~6x faster on every seed, its
+    # bound ~90x loose (the primal curvature at the optimum is ~36 λ)
+    p = s[("10000", "0.1", "primal-cd")]
+    assert num(p["pred_TP_TD"]) > 9 and num(p["measured_ratio_hi"]) < 0.25
     assert num(p["muP_over_lam"]) > 10
+    verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
+    assert verdict["verdict"] == "agrees" and "primal faster at n ≥ 10d in 2 of 6" in verdict["ours"]
 
 
 @pytest.mark.slow
