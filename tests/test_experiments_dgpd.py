@@ -8,7 +8,8 @@ import pytest
 
 from cdlearn.experiments import dgpd, experiment_ids, run_experiment
 
-SMALL = dict(dgpd.QUICK, digits_rows=300, news_rows=500, max_epochs=150, table_epochs=150)
+SMALL = dict(dgpd.QUICK, digits_rows=300, news_rows=500, max_epochs=150, table_epochs=2000,
+             t2_rf_rows=1500, t2_rf=200, t2_rb_rows=2000, t2_rb=15, t2_news_rows=600)
 
 
 @pytest.fixture
@@ -86,29 +87,42 @@ def test_fig1_quick(small, tmp_path):
 def test_table2_quick(small, tmp_path):
     out = run_experiment("dgpd-table2", tmp_path)
     rows = {r["dataset"]: r for r in _read(out / "table2.csv")}
-    assert set(rows) == {"digits-RF", "digits-RB", "news20-binary"}
-    rf, rb, news = rows["digits-RF"], rows["digits-RB"], rows["news20-binary"]
-    assert int(rf["classes"]) == 10 and int(rf["problems"]) == 10
-    assert int(news["classes"]) == 2 and int(news["problems"]) == 1
-    assert float(rf["nnz_per_sample"]) == float(rf["features"])  # RF features are dense
-    assert float(rb["nnz_per_sample"]) == 20.0  # one bin per grid
-    for r in (rf, rb):
-        train = int(r["train"])
-        # the summed loss gives sparse primal and dual solutions (Table 2's point) ...
-        assert 0 < int(r["nz_primal_opt"]) < int(r["features"]) * 10
-        assert 0 < int(r["nz_dual_opt"]) < 0.8 * train * 10
+    assert set(rows) == {"ijcnn1-RF", "ijcnn1-RB", "news20-OvR"}
+    rf, rb, news = rows["ijcnn1-RF"], rows["ijcnn1-RB"], rows["news20-OvR"]
+    assert int(rf["train"]) == 1350 and int(rb["train"]) == 1800 and int(news["train"]) == 540
+    assert int(rf["classes"]) == 2 and int(rf["problems"]) == 1
+    assert int(news["classes"]) == 20 and int(news["problems"]) == 20
+    assert float(rf["nnz_per_sample"]) == float(rf["features"]) == 200  # RF: dense
+    assert float(rb["nnz_per_sample"]) == 15.0  # RB: one bin per grid
+    for r in rows.values():
+        k, train = int(r["problems"]), int(r["train"])
+        # every DGPD solve converged to a gap <= 1e-8·P(0), and then its counts are the
+        # optimum's (dual CD at 1e-9): the table counts a converged solution
+        assert r["converged"] == "True" and float(r["gap"]) / 0.5 <= dgpd.TABLE_TOL
+        assert abs(int(r["nz_primal"]) - int(r["nz_primal_opt"])) <= 0.01 * int(r["nz_primal_opt"])
+        assert abs(int(r["nz_dual"]) - int(r["nz_dual_opt"])) <= 0.01 * int(r["nz_dual_opt"])
+        # the summed loss leaves features and samples at zero (at these CI sizes: RF
+        # 105 of 200 / 339 of 1,350, RB 684 of 4,074 / 640 of 1,800, news20 2.3% / 67%) ...
+        assert 0 < int(r["nz_primal_opt"]) < 0.75 * int(r["features"]) * k
+        assert 0 < int(r["nz_dual_opt"]) < 0.75 * train * k
         # ... the 1/n-averaged one keeps every dual variable nonzero
-        assert int(r["nz_dual_mean_scaling"]) == train * 10
-        assert float(r["test_accuracy"]) >= 0.7  # 30 held-out images
-    # where DGPD gets close (digits-RB), its counts are close to the optimum's
-    assert float(rb["gap"]) < 1e-3
-    assert abs(int(rb["nz_primal"]) - int(rb["nz_primal_opt"])) <= 0.1 * int(rb["nz_primal_opt"])
-    assert abs(int(rb["nz_dual"]) - int(rb["nz_dual_opt"])) <= 0.1 * int(rb["nz_dual_opt"])
-    assert "Paper (Table 2)" in (out / "README.md").read_text()
+        assert int(r["nz_dual_mean_scaling"]) == train * k
+        assert float(r["test_accuracy"]) >= 0.5
+    assert float(rf["test_accuracy"]) >= 0.9 and float(rb["test_accuracy"]) >= 0.9
+    assert int(news["nz_primal"]) < 0.05 * 20 * int(news["features"])
+    readme = (out / "README.md").read_text()
+    assert "Paper (Table 2)" in readme and "| Mnist-RF (paper) | 1.730% | 0.345% |" in readme
     verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
     sparse = sum(r["converged"] == "True"
                  and int(r["nz_primal"]) <= 0.25 * int(r["problems"]) * int(r["features"])
                  and int(r["nz_dual"]) <= 0.25 * int(r["problems"]) * int(r["train"])
                  for r in rows.values())
     assert verdict["verdict"] == ("agrees" if sparse == 3 else "partly" if sparse else "no")
-    assert verdict["ours"].startswith("nonzero fraction primal / dual: digits-RF ")
+    assert verdict["ours"].startswith("nonzero fraction primal / dual: ijcnn1-RF ")
+
+
+def test_nonzeros_threshold():
+    """|v| > 1e-9·max|v| per problem: round-off does not count, an all-zero row has none."""
+    assert dgpd._nonzeros([[1.0, 1e-12, -2e-9, 0.0], [0.0, 0.0, 0.0, 0.0]]) == 2
+    assert dgpd._nonzeros(np.array([0.5, -0.5, 1e-10])) == 2
+    assert dgpd._paper_fraction("1,730", "10,000", 10) == pytest.approx(0.0173)

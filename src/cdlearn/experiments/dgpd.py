@@ -28,7 +28,11 @@ as the paper's multiclass sets; and ``news20`` binarized (classes 1-10 vs
 11-20, rows scaled to unit length) in place of RCV1-regions / sector.
 Multiclass curves add the per-class objectives and times (each class run
 for the same number of epochs; a class that reached its target keeps its
-last value and stops adding time).
+last value and stops adding time). Table 2 counts nonzeros on larger sets
+(:func:`table2_datasets`, issue 23: the quick digits sets have 360 training
+samples and 100-343 features, where a few hundred nonzeros are a large
+fraction): ijcnn1 with RF and RB features and news20 one-vs-rest over its
+20 classes.
 
 Time is the time spent in the methods' epochs (kernel calls), not in the
 objective evaluations made to draw the curves. One "iteration" is, as in the
@@ -65,10 +69,12 @@ LOSS = "smooth_hinge"
 #: sizes and budgets of the quick (CI) and the full run
 QUICK = dict(digits_rows=400, n_rf=100, n_rb=20, digit_classes=(0, 1, 2), news_rows=800,
              repeats=1, ref_tol=1e-9, stop_rel=1e-5, max_epochs=200, max_seconds=np.inf,
-             table_epochs=200)
+             table_epochs=2000, t2_rf_rows=4000, t2_rf=800, t2_rb_rows=8000, t2_rb=40,
+             t2_news_rows=3000)
 FULL = dict(digits_rows=None, n_rf=2000, n_rb=300, digit_classes=tuple(range(10)),
             news_rows=None, repeats=3, ref_tol=1e-10, stop_rel=1e-6, max_epochs=100_000,
-            max_seconds=120.0, table_epochs=5000)
+            max_seconds=120.0, table_epochs=5000, t2_rf_rows=20_000, t2_rf=4000,
+            t2_rb_rows=None, t2_rb=100, t2_news_rows=None)
 #: label -> (cdlearn solver, options)
 METHODS = {
     "DGPD": ("dgpd", {"active_set": True}),
@@ -184,6 +190,70 @@ def libsvm_dataset(name: str) -> Dataset:
     X = sp.csr_matrix(X, dtype=np.float64)
     train, test = _split(X.shape[0], X.shape[0] // 10)
     return Dataset(name, X[train], y[train], X[test], y[test], [None], f"{name} (LIBSVM), binary")
+
+
+def _subsample(X, y, rows, seed=0):
+    if rows is None or rows >= X.shape[0]:
+        return X, y
+    keep = np.sort(np.random.default_rng(seed).choice(X.shape[0], rows, replace=False))
+    return X[keep], y[keep]
+
+
+#: ijcnn1's kernel widths by the median heuristic digits uses (500 random pairs):
+#: median ‖x−y‖² ≈ 2.6 gives the RBF γ = 0.4, median ‖x−y‖₁ ≈ 4 the Laplacian σ = 1
+IJCNN1_GAMMA, IJCNN1_SIGMA = 0.4, 1.0
+
+
+def table2_datasets(cfg) -> list[Dataset]:
+    """Table 2's substitutes: ijcnn1 with RF / RB features, news20 one-vs-rest (20 classes).
+
+    The paper's RF / RB sets map tens of thousands of low-dimensional samples
+    to 10,000 dense RF features or 10⁵-10⁶ sparse RB features, and its text
+    sets are multiclass; the closest here are ijcnn1 (49,990 x 22) with the same
+    two maps and news20 (15,935 x 62,061, 20 classes, tf-idf with unit rows
+    as in :func:`cdlearn.experiments.faceoff.tfidf_unit_rows`). 10% test rows.
+    """
+    from ..datasets.libsvm import load_libsvm
+    from ..features import RandomBinningFeatures, RandomFourierFeatures
+    from .faceoff import _data_dirs, load_dataset, tfidf_unit_rows
+
+    X, y = load_dataset("ijcnn1")
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64)
+    out = []
+    for name, rows, make, desc in (
+        ("ijcnn1-RF", cfg["t2_rf_rows"],
+         RandomFourierFeatures(n_components=cfg["t2_rf"], gamma=IJCNN1_GAMMA, random_state=0),
+         f"ijcnn1, Random Fourier features (RBF, γ = {IJCNN1_GAMMA}), D = {cfg['t2_rf']:,}"),
+        ("ijcnn1-RB", cfg["t2_rb_rows"],
+         RandomBinningFeatures(n_components=cfg["t2_rb"], sigma=IJCNN1_SIGMA, random_state=0),
+         f"ijcnn1, Random Binning features (Laplacian, σ = {IJCNN1_SIGMA}), "
+         f"{cfg['t2_rb']} grids"),
+    ):
+        Xs, ys = _subsample(X, y, rows)
+        train, test = _split(Xs.shape[0], Xs.shape[0] // 10)
+        make.fit(Xs[train])
+        Xtr, Xte = make.transform(Xs[train]), make.transform(Xs[test])
+        if sp.issparse(Xtr):
+            Xtr, Xte = sp.csr_matrix(Xtr), sp.csr_matrix(Xte)
+        out.append(Dataset(name, Xtr, ys[train], Xte, ys[test], [None],
+                           desc + ("" if rows is None else f"; {rows:,} random rows")))
+    news = None
+    for folder in _data_dirs():
+        try:
+            news = load_libsvm("news20", cache_dir=folder, download=False)
+            break
+        except FileNotFoundError:
+            continue
+    if news is not None:
+        Xn, yn = _subsample(tfidf_unit_rows(news[0]), news[1], cfg["t2_news_rows"])
+        Xn = sp.csr_matrix(Xn[:, np.flatnonzero(Xn.getnnz(axis=0))])
+        train, test = _split(Xn.shape[0], Xn.shape[0] // 10)
+        out.append(Dataset("news20-OvR", Xn[train], yn[train], Xn[test], yn[test],
+                           sorted(int(c) for c in np.unique(yn[train])),
+                           "news20 (LIBSVM multiclass, 20 classes), tf-idf with unit rows"
+                           + ("" if cfg["t2_news_rows"] is None
+                              else f"; {cfg['t2_news_rows']:,} random documents")))
+    return out
 
 
 def all_datasets(cfg) -> list[Dataset]:
@@ -535,10 +605,20 @@ def run_fig1(out_dir: Path, full: bool) -> Path:
 TIE = 1.1  #: times within 10% count as a tie
 
 
+#: a variable counts as nonzero when ``|v| > NZ_REL · max|v|`` over its binary problem
+#: (DGPD's prox and the smooth hinge's flat part give exact zeros; the threshold only
+#: keeps round-off from counting)
+NZ_REL = 1e-9
+
+
+def _nonzeros(values) -> int:
+    a = np.abs(np.atleast_2d(values))
+    return int(np.sum(a > NZ_REL * a.max(axis=1, keepdims=True)))
+
+
 def _counts(res):
     coef = np.atleast_2d(res.coef if hasattr(res, "classes") else res.w)
-    alpha = np.atleast_2d(res.alpha)
-    return int(np.count_nonzero(coef)), int(np.count_nonzero(alpha)), coef.shape[0]
+    return _nonzeros(coef), _nonzeros(res.alpha), coef.shape[0]
 
 
 def table2_rows(datasets, *, tol=TABLE_TOL, max_epochs=5000, n_jobs=None):
@@ -586,7 +666,7 @@ def table2_rows(datasets, *, tol=TABLE_TOL, max_epochs=5000, n_jobs=None):
 @register("dgpd-table2",
           title="DGPD Table 2: data statistics and #nonzero primal / dual variables of DGPD",
           paper=DGPD_PAPER,
-          description="λ = 0.1, μ = 0.01; digits-RF/RB (OvR) and news20 binarized.")
+          description="λ = 0.1, μ = 0.01; ijcnn1-RF/RB and news20 one-vs-rest (20 classes).")
 @report.styled
 def run_table2(out_dir: Path, full: bool) -> Path:
     """DGPD Table 2 (see the module docstring)."""
@@ -594,7 +674,7 @@ def run_table2(out_dir: Path, full: bool) -> Path:
 
     out_dir = Path(out_dir)
     cfg = FULL if full else QUICK
-    datasets = all_datasets(cfg)
+    datasets = table2_datasets(cfg)
     rows = table2_rows(datasets, max_epochs=cfg["table_epochs"])
     keys = ["dataset", "features", "nnz_per_sample", "train", "test", "classes", "nz_primal",
             "nz_dual", "problems", "converged", "gap", "nz_primal_opt", "nz_dual_opt",
@@ -616,6 +696,12 @@ def run_table2(out_dir: Path, full: bool) -> Path:
     paper = ["| Data set | #features | #nonzero/sample | #train | #test | #classes | "
              "#nz-primal | #nz-dual |", "|---|---|---|---|---|---|---|---|"]
     paper += ["| " + " | ".join(str(v) for v in row) + " |" for row in PAPER_TABLE2]
+    fractions = ["| Data set | primal nonzero | dual nonzero |", "|---|---|---|"]
+    fractions += [f"| {r['dataset']} (ours) | {r['nz_primal'] / (r['problems'] * r['features']):.2%} "
+                  f"| {r['nz_dual'] / (r['problems'] * r['train']):.2%} |" for r in rows]
+    fractions += [f"| {name} (paper) | {_paper_fraction(nzp, feats, k):.3%} | "
+                  f"{_paper_fraction(nzd, train, k):.3%} |"
+                  for name, feats, _, train, _, k, nzp, nzd in PAPER_TABLE2]
     scaling = "\n".join(
         f"- {r['dataset']}: summed loss (used) {r['nz_primal']:,} primal / {r['nz_dual']:,} "
         f"dual nonzeros; 1/n-averaged loss {r['nz_primal_mean_scaling']:,} / "
@@ -625,23 +711,36 @@ def run_table2(out_dir: Path, full: bool) -> Path:
         f"Run: {'full' if full else 'quick'}. DGPD with active sets at λ = 0.1, μ = 0.01, "
         f"smooth hinge, until a duality gap ≤ {TABLE_TOL:g}·P(0) per binary problem or "
         f"{cfg['table_epochs']} epochs (the largest gap is shown); nonzeros are summed over "
-        "the one-vs-rest problems (digits: 10; news20 is binary). The optimum's counts and "
-        "the test accuracy come from dual CD at a gap ≤ 1e-9·P(0).\n\n" + "\n".join(ours)
+        "the one-vs-rest problems (news20: 20; the ijcnn1 sets are binary); a variable "
+        f"counts as nonzero when |v| > {NZ_REL:g}·max|v| of its problem. The optimum's "
+        "counts and the test accuracy come from dual CD at a gap ≤ 1e-9·P(0).\n\n"
+        + "\n".join(ours)
         + "\n\nPaper (Table 2):\n\n" + "\n".join(paper)
-        + "\n\nAs in the paper, DGPD's solution is sparse in both the primal and the dual: "
-        "few features and few samples (those with margin < 1) carry nonzeros. Which "
-        "objective scaling the paper used, checked on the data:\n\n" + scaling
+        + "\n\nNonzero fractions (nonzeros / (classes x features) primal, / (classes x "
+        "training samples) dual; binary sets: one problem):\n\n" + "\n".join(fractions)
+        + f"\n\nVerdict rule: a set counts as sparse when DGPD converged and at most "
+        f"{SPARSE_FRACTION:.0%} of its primal and of its dual variables are nonzero. The "
+        "paper's fractions are far smaller (≤ 2% primal, ≤ 0.4% dual): its sets have "
+        "3 to 5,000 times the samples x classes of the full runs here, and MNIST / Aloi "
+        "one-vs-rest problems are nearly "
+        "separable in the RF / RB spaces, so few samples keep a margin < 1; ijcnn1 (10% "
+        "positives, ~98% accuracy at best) and 20-class news20 leave more samples inside the "
+        "margin.\n\nWhich objective scaling the paper used, checked on the data:\n\n"
+        + scaling
         + "\n\nWith the averaged loss the L1 term (λ = 0.1) leaves almost no nonzero weight "
         "and every sample keeps a nonzero dual variable, unlike the paper's table, where "
         "#nz-dual is a small fraction of the samples: the summed loss is the paper's "
         "experimental objective.\n"
     )
     data = ("\n".join(_describe(d) for d in datasets)
-            + "\n\ndigits with RF (dense) and RB (sparse) features stands in for MNIST and "
-            "Aloi; news20 binarized stands in for RCV1-regions and sector; 10% of the rows are "
-            "held out. The sets are much smaller than the paper's, so the counts are "
-            "comparable in kind, not in size. (Table 2 here covers all classes; Figure 1's "
-            "quick run uses 3 of them.)")
+            + "\n\nijcnn1 (49,990 x 22, the largest low-dimensional set here) with the "
+            "paper's two maps stands in for MNIST / Aloi: RF gives dense features (the "
+            "paper: 10,000 per sample), RB sparse ones (one per grid; the paper: 1,000 / 200 "
+            "grids); the kernel widths follow the median heuristic used for digits in "
+            "`dgpd-fig1`. news20 one-vs-rest over its 20 classes (tf-idf, unit rows) stands in "
+            "for the multiclass text sets RCV1-regions and sector. 10% of the rows are held "
+            "out. `dgpd-fig1` keeps its smaller digits / news20-binary sets (its timings are "
+            "measured there).")
     write_markdown(out_dir / "README.md", "DGPD Table 2: data statistics and DGPD's sparsity",
                    [("Result", body), ("Data", data)])
     frac = {r["dataset"]: (r["nz_primal"] / (r["problems"] * r["features"]),
@@ -663,9 +762,15 @@ def run_table2(out_dir: Path, full: bool) -> Path:
         reason=(f"≤ {SPARSE_FRACTION:.0%} of each nonzero at a converged DGPD run on every "
                 "substitute set" if verdict == "agrees" else
                 "dense or unconverged on " + ", ".join(k for k in frac if k not in sparse)
-                + " (substitute sets, far smaller than the paper's)"),
+                + f" (> {SPARSE_FRACTION:.0%} nonzero; the substitute sets are smaller and "
+                "less separable than the paper's)"),
         evidence="README.md#result")
     return out_dir
 
 
 SPARSE_FRACTION = 0.25  #: largest nonzero fraction that counts as sparse (verdict of Table 2)
+
+
+def _paper_fraction(count: str, total: str, classes: int) -> float:
+    """A Table 2 count as a fraction of ``classes x total`` (the table prints strings)."""
+    return float(count.replace(",", "")) / (classes * float(total.replace(",", "")))
