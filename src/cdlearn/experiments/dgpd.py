@@ -122,6 +122,14 @@ def _unit_rows(X):
     return sp.csr_matrix(sp.diags(1.0 / norms) @ X)
 
 
+def _subsample(X, y, rows, seed=0):
+    """``rows`` random rows (sorted; all of them when ``rows`` is None or too large)."""
+    if rows is None or rows >= X.shape[0]:
+        return X, y
+    keep = np.sort(np.random.default_rng(seed).choice(X.shape[0], rows, replace=False))
+    return X[keep], y[keep]
+
+
 def _split(n, n_test, seed=0):
     perm = np.random.default_rng(seed).permutation(n)
     return np.sort(perm[n_test:]), np.sort(perm[:n_test])
@@ -135,10 +143,7 @@ def digits_datasets(cfg) -> list[Dataset]:
 
     X, y = load_digits(return_X_y=True)
     X = X / 16.0  # pixels in [0, 1]
-    if cfg["digits_rows"] is not None:
-        keep = np.sort(np.random.default_rng(0).choice(X.shape[0], cfg["digits_rows"],
-                                                       replace=False))
-        X, y = X[keep], y[keep]
+    X, y = _subsample(X, y, cfg["digits_rows"])
     train, test = _split(X.shape[0], X.shape[0] // 10)
     classes = list(cfg["digit_classes"])
     n_rf, n_rb = cfg["n_rf"], cfg["n_rb"]
@@ -171,8 +176,7 @@ def news20_dataset(cfg) -> Dataset | None:
     n = X.shape[0]
     rows = cfg["news_rows"]
     if rows is not None and rows < n:
-        keep = np.sort(np.random.default_rng(0).choice(n, size=rows, replace=False))
-        X, y = X[keep], y[keep]
+        X, y = _subsample(X, y, rows)
         n = X.shape[0]
         X = X[:, np.flatnonzero(X.getnnz(axis=0))]
     train, test = _split(n, n // 10)
@@ -190,13 +194,6 @@ def libsvm_dataset(name: str) -> Dataset:
     X = sp.csr_matrix(X, dtype=np.float64)
     train, test = _split(X.shape[0], X.shape[0] // 10)
     return Dataset(name, X[train], y[train], X[test], y[test], [None], f"{name} (LIBSVM), binary")
-
-
-def _subsample(X, y, rows, seed=0):
-    if rows is None or rows >= X.shape[0]:
-        return X, y
-    keep = np.sort(np.random.default_rng(seed).choice(X.shape[0], rows, replace=False))
-    return X[keep], y[keep]
 
 
 #: ijcnn1's kernel widths by the median heuristic digits uses (500 random pairs):
