@@ -7,7 +7,10 @@ every epoch), ``importance`` (face-off eq. (14):
 ``q_i ∝ β s_i v_i + λ2 n``; for the non-smooth hinge β = 1 is used, a
 heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 :func:`cdlearn.sampling.eso_tau_nice`, on threads when the solve has more than one
-(:mod:`cdlearn.kernels.parallel_cd`; same iterates as serial). The logistic step is the coordinate
+(:mod:`cdlearn.kernels.parallel_cd`; same iterates as serial). ``partition=K``
+(l2, shuffled order): K blocks of samples, each a shuffled pass per epoch on its
+own copy of ``w``, merged once per epoch (:mod:`cdlearn.kernels.partition_cd`;
+CoCoA+ on threads; more epochs than serial, never chosen by default). The logistic step is the coordinate
 maximiser (Newton) by default, solved to an inner tolerance that tightens with
 the duality gap as liblinear's does (``INNER_EPS_*`` below), or face-off §7's
 fixed step with ``dual_step="fixed"``. With exact steps (smooth losses, l2, no

@@ -99,9 +99,11 @@ def use_threads(n: int, *, blas: bool = False):
 
 #: a τ-nice minibatch runs on threads only when it visits at least this many
 #: entries on average (τ · nnz / slices): each minibatch costs two fork-joins of
-#: the thread team (microseconds), which smaller ones would not repay. An
-#: estimate, not a measurement (this machine was too loaded to time it).
-PARALLEL_MIN_WORK = 4096
+#: the thread team, which smaller ones do not repay. Measured at 2 threads
+#: (benchmarks/results/threads.md, a loaded machine): news20 dual τ=64, ~5,100
+#: entries a batch, 0.05× of 1 thread; generated dual τ=256, ~10,000 entries,
+#: 1.5×. Between the two; the 2-thread default must not be slower than 1 thread.
+PARALLEL_MIN_WORK = 8192
 
 
 def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:

@@ -28,6 +28,10 @@ face-off reproductions use. Minibatches (τ > 1) always use the ESO step.
 
 ``positive=True`` (the constraint w ≥ 0) clips every step at 0.
 
+``partition=K`` (squared loss, no intercept): K blocks of features, each a cyclic
+pass per epoch on its own copy of the residual, merged once per epoch
+(:mod:`cdlearn.kernels.partition_cd`; never chosen by default).
+
 The duality-gap certificate uses ``α = -s φ'(Xw + b)`` (rescaled into the dual
 domain for l1). With an intercept, ``b`` is first set to its exact minimiser
 for the current ``w`` (a 1-D Newton solve, O(n)), which makes ``Σα = 0`` and the
