@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
 from functools import partial
@@ -81,7 +82,8 @@ def _row(name, group, res, seconds, ld, threads=None, **extra):
                 load=ld, per_epoch=res.seconds / max(res.n_epochs, 1), **extra)
 
 
-def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_ks=()):
+def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_ks=(),
+               methods=("tau", "partition")):
     """Rows for one problem: the serial reference; for every τ, τ-nice on 1 and 2
     threads; with ``partition`` (the solve keywords of the partitioned method),
     K = 2 blocks on 1 and 2 threads, and one run on 1 thread (the same iterates as
@@ -89,13 +91,13 @@ def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_k
     rows = []
     s_time, s_res, s_load = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=1))
     rows.append(_row(f"{s_res.solver} serial", "serial", s_res, s_time, s_load, threads=1))
-    for tau in taus:
+    for tau in taus if "tau" in methods else ():
         for threads in (1, 2):
             t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel,
                                                batch_size=tau, sampling="uniform",
                                                n_threads=threads))
             rows.append(_row(f"{res.solver} τ-nice τ={tau}", f"tau{tau}", res, t, ld, tau=tau))
-    if partition is not None:
+    if partition is not None and "partition" in methods:
         for threads in (1, 2):
             t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **partition, partition=2,
                                                n_threads=threads))
@@ -111,14 +113,17 @@ def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_k
     return rows
 
 
-def path_case(X, y, repeat, lams, *, tau):
+def path_case(X, y, repeat, lams, *, tau, methods=("tau", "partition")):
     rows = []
     common = dict(loss="squared", penalty="l1", lams=lams, tol=TOL, max_epochs=100_000)
     runs = [("ws-cd serial", "serial", dict(solver="ws-cd"), 1)]
-    runs += [(f"primal-cd τ-nice τ={tau}", f"tau{tau}",
-              dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t) for t in (1, 2)]
-    runs += [("primal-cd partition K=2", "part", dict(solver="primal-cd", partition=2), t)
-             for t in (1, 2)]
+    if "tau" in methods:
+        runs += [(f"primal-cd τ-nice τ={tau}", f"tau{tau}",
+                  dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t)
+                 for t in (1, 2)]
+    if "partition" in methods:
+        runs += [("primal-cd partition K=2", "part", dict(solver="primal-cd", partition=2), t)
+                 for t in (1, 2)]
     for name, group, kw, threads in runs:
         t, res, ld = timed(repeat, partial(path, X, y, **common, n_threads=threads, **kw))
         epochs = int(np.sum(res.n_epochs))
@@ -249,6 +254,8 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=None)
     ap.add_argument("--cases", default="news20,generated,path,nesterov",
                     help="comma-separated subset of news20, generated, path, nesterov")
+    ap.add_argument("--methods", default="tau,partition",
+                    help="comma-separated subset of tau (τ-nice), partition")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     repeat = args.repeat or 3
@@ -258,13 +265,15 @@ def main(argv=None):
     # partitioned CD's epochs at K blocks (one run each, on one thread), for the model
     growth_ks = (4,) if args.quick else (4, 8)
     cases = set(args.cases.split(","))
+    methods = tuple(args.methods.split(","))
     t_start = time.perf_counter()
     import numba
 
     env = {k: os.environ.get(k, "unset") for k in (
         "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS")}
     lines = ["# Multi-core coordinate descent on 1 and 2 threads", "",
-             f"`python -m benchmarks.threads{' --quick' if args.quick else ''}`; medians of "
+             f"`python -m benchmarks.threads {' '.join(sys.argv[1:] if argv is None else argv)}`"
+             f"; medians of "
              f"{repeat} run(s) after a warm-up; {os.cpu_count()} cores "
              f"(affinity {len(os.sched_getaffinity(0))}); numba {numba.__version__}, "
              f"threading layer `{_threading_layer()}`; "
@@ -331,7 +340,7 @@ def main(argv=None):
         write()
         kw = dict(loss="logistic", lam=lam, solver="dual-cd", tol=TOL)
         rows = solve_case(X, y, repeat, serial=kw, parallel=kw, taus=(64,), partition=kw,
-                          growth_ks=growth_ks)
+                          growth_ks=growth_ks, methods=methods)
         record(f"news20 binarized, logistic l2, λ=1/n, dual CD ({X.shape[0]}×{X.shape[1]})",
                rows)
 
@@ -346,7 +355,8 @@ def main(argv=None):
             kw = dict(loss="logistic", lam=lam, solver=solver, tol=TOL)
             # partitioned CD: dual only (its primal version is for the squared loss)
             rows = solve_case(X, y, repeat, serial=kw, parallel=kw, taus=(256,),
-                              partition=None if primal else kw, growth_ks=growth_ks)
+                              partition=None if primal else kw, growth_ks=growth_ks,
+                              methods=methods)
             record(f"generated {n}×{d} logistic l2 (40 nonzeros per row), λ=1/n, {solver}",
                    rows)
 
@@ -357,7 +367,7 @@ def main(argv=None):
         lmax = lambda_max(X, y, loss="squared", penalty="l1")
         grid = np.geomspace(1.0, 0.1, 4)[1:] if args.quick else np.geomspace(1.0, 0.05, 6)[1:]
         lams = lmax * grid
-        rows = path_case(X, y, repeat, lams, tau=256)
+        rows = path_case(X, y, repeat, lams, tau=256, methods=methods)
         record(f"Lasso path on news20, {len(lams)} λ from λmax/{lmax / lams[0]:.3g} to "
                f"λmax/{lmax / lams[-1]:.3g}", rows)
 
@@ -368,12 +378,13 @@ def main(argv=None):
                 eso_rows(X, "squared", 1e-12, True))
         write()
         primal = dict(loss="squared", penalty="l1", lam=obj.lam, solver="primal-cd", tol=TOL)
-        # (b): a larger τ where the rows' nonzeros ω are few against the columns
+        # (b): a larger τ where the rows' nonzeros ω are few against the columns (10⁶
+        # columns: growth 1.4 at τ=4096; at 10⁵ columns it is ~5, so QUICK stops at 1024)
         rows = solve_case(X, y, repeat,
                           serial=dict(loss="squared", penalty="l1", lam=obj.lam, solver="ws-cd",
                                       tol=TOL),
-                          parallel=primal, taus=(1024, 4096), partition=primal,
-                          growth_ks=growth_ks)
+                          parallel=primal, taus=(1024,) if args.quick else (1024, 4096),
+                          partition=primal, growth_ks=growth_ks, methods=methods)
         record(f"Nesterov Lasso {X.shape[0]}×{X.shape[1]} (P* = {p_star:.10g}), primal CD",
                rows)
     print(write())
