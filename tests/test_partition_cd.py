@@ -122,3 +122,25 @@ def test_partition_same_bits_on_any_thread_count(solver):
     assert [r.info["n_threads"] for r in runs] == [2, 1]
     assert runs[0].n_epochs == 4
     assert _bits(runs[0]) == _bits(runs[1])
+
+
+def test_bench_threads_model():
+    from benchmarks.threads import _epochs_at, model_speedup
+
+    # partition: epochs 10 at K=2, 20 at K=4 -> power law K^1 beyond: 80 at K=16
+    assert _epochs_at([(2, 10), (4, 20)], 16) == pytest.approx(80.0)
+    assert _epochs_at([(2, 10), (4, 20)], 3) == pytest.approx(15.0)
+    assert _epochs_at([(2, 19), (4, 15)], 64) == pytest.approx(15.0)  # never decreasing
+    rows = [
+        dict(method="serial", group="serial", threads=1, seconds=1.0, epochs=10,
+             per_epoch=0.1),
+        dict(method="t", group="tau8", threads=1, seconds=2.0, epochs=20, per_epoch=0.1, tau=8),
+        dict(method="t", group="tau8", threads=2, seconds=1.2, epochs=20, per_epoch=0.06,
+             tau=8),
+    ]
+    (name, s, model), (name0, s0, bound) = model_speedup(rows)
+    assert s == pytest.approx(0.2) and s0 == 0.0 and name0 == "t (bound: s = 0)"
+    # 1 / (20 · 0.1 · (0.2 + 0.8/8)) = 1/0.6
+    assert model[8] == pytest.approx(1.0 / 0.6)
+    assert model[16] is None  # P > τ
+    assert bound[8] == pytest.approx(8.0 / 2.0)
