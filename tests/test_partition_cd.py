@@ -111,6 +111,7 @@ def test_partition_errors():
 
 
 @two_threads
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("solver", ["dual-cd", "primal-cd"])
 def test_partition_same_bits_on_any_thread_count(solver):
     # a few epochs only: each is two parallel regions, slow on a loaded machine
