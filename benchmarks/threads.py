@@ -1,24 +1,25 @@
-"""Multi-core CD (issue 24): speed-up of τ-nice dual / primal CD at 1 and 2 threads.
+"""Multi-core CD (issue 24): τ-nice and partitioned CD at 1 and 2 threads.
 
 For each case: time to a duality gap ≤ 1e-6·P(0) (``tol=1e-6``; not time per
-epoch) of the τ-nice method on 1 and 2 threads (the same iterates: the thread
-count does not change them, :mod:`cdlearn.kernels.parallel_cd`), and of the
-best serial method for reference (the default serial solver of the case);
-the per-epoch cost at 1 and 2 threads; the ESO-predicted epoch growth for τ
-up to 64 (:func:`cdlearn.solvers.parallel.eso_epoch_growth`); and a model of
-the speed-up at 8-64 cores (see :func:`model_speedup`). ``uptime``'s load is
+epoch) of the τ-nice method and of partitioned CD (K = 2 blocks) on 1 and 2
+threads (each makes the same iterates on 1 and 2 threads), and of the case's
+serial default for reference; the per-epoch cost; the ESO-predicted epoch
+growth of τ-nice sampling (:func:`cdlearn.solvers.parallel.eso_epoch_growth`),
+the measured epochs of partitioned CD at more blocks; and a model of the
+speed-up at 8-64 cores (see :func:`model_speedup`). ``uptime``'s load is
 recorded with every measurement: on a loaded machine a 2-thread speed-up
-cannot be measured and the table says so.
+cannot be measured.
 
 ``python -m benchmarks.threads [--quick] --out benchmarks/results/threads.md``
-(``make bench-threads``; ``--quick`` ≤ 10 minutes: one run per point, the
-Nesterov Lasso at 10⁵ columns, a shorter path).
+(``make bench-threads``; ``--quick``: the generated problem at 20,000 × 12,000,
+the Nesterov Lasso at 10⁵ columns, a shorter path, partitioned epochs at K ≤ 4).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import warnings
 from functools import partial
@@ -31,12 +32,13 @@ import cdlearn
 from cdlearn.data import as_design
 from cdlearn.losses import smoothness
 from cdlearn.paths import lambda_max, path
+from cdlearn.solvers import parallel
 from cdlearn.solvers.parallel import eso_epoch_growth
 
 from .cases import CASES, NESTEROV_FULL, NESTEROV_QUICK
 
 TOL = 1e-6
-TAUS = (1, 2, 4, 8, 16, 32, 64)
+TAUS = (1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096)
 MODEL_CORES = (8, 16, 32, 64)
 
 
@@ -74,34 +76,60 @@ def timed(repeat, fn):
     return float(np.median(times)), res, load()
 
 
-def solve_case(X, y, repeat, *, serial, parallel, tau):
-    """Rows for one problem: the serial reference, then τ-nice on 1 and 2 threads."""
+def _row(name, group, res, seconds, ld, threads=None, **extra):
+    return dict(method=name, group=group, threads=threads or res.info["n_threads"],
+                seconds=seconds, epochs=res.n_epochs, gap=res.gap, primal=res.primal,
+                load=ld, per_epoch=res.seconds / max(res.n_epochs, 1), **extra)
+
+
+def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_ks=(),
+               methods=("tau", "partition")):
+    """Rows for one problem: the serial reference; for every τ, τ-nice on 1 and 2
+    threads; with ``partition`` (the solve keywords of the partitioned method),
+    K = 2 blocks on 1 and 2 threads, and one run on 1 thread (the same iterates as
+    on K threads) for every K of ``growth_ks`` to measure the epochs' growth."""
     rows = []
     s_time, s_res, s_load = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=1))
-    rows.append(dict(method=f"{s_res.solver} serial (τ=1)", threads=1, seconds=s_time,
-                     epochs=s_res.n_epochs, gap=s_res.gap, primal=s_res.primal, load=s_load))
-    for threads in (1, 2):
-        t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel, batch_size=tau,
-                                           sampling="uniform", n_threads=threads))
-        per_epoch = res.seconds / max(res.n_epochs, 1)
-        rows.append(dict(method=f"{res.solver} τ={tau}", threads=res.info["n_threads"],
-                         seconds=t, epochs=res.n_epochs, gap=res.gap, primal=res.primal,
-                         load=ld, per_epoch=per_epoch))
+    rows.append(_row(f"{s_res.solver} serial", "serial", s_res, s_time, s_load, threads=1))
+    for tau in taus if "tau" in methods else ():
+        for threads in (1, 2):
+            t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel,
+                                               batch_size=tau, sampling="uniform",
+                                               n_threads=threads))
+            rows.append(_row(f"{res.solver} τ-nice τ={tau}", f"tau{tau}", res, t, ld, tau=tau))
+    if partition is not None and "partition" in methods:
+        for threads in (1, 2):
+            t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **partition, partition=2,
+                                               n_threads=threads))
+            rows.append(_row(f"{res.solver} partition K=2", "part", res, t, ld, k=2))
+        for k in growth_ks:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t = time.perf_counter()
+                res = cdlearn.solve(X, y, **partition, partition=k, n_threads=1)
+                t, ld = time.perf_counter() - t, load()
+            rows.append(_row(f"{res.solver} partition K={k} (epochs only)", "growth", res,
+                             t, ld, k=k))
     return rows
 
 
-def path_case(X, y, repeat, lams, *, tau):
+def path_case(X, y, repeat, lams, *, tau, methods=("tau", "partition")):
     rows = []
-    runs = [("ws-cd serial (τ=1)", dict(solver="ws-cd"), 1)] + [
-        (f"primal-cd τ={tau}", dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t)
-        for t in (1, 2)]
-    for name, kw, threads in runs:
-        t, res, ld = timed(repeat, partial(path, X, y, loss="squared", penalty="l1", lams=lams,
-                                           tol=TOL, max_epochs=100_000, n_threads=threads,
-                                           **kw))
-        rows.append(dict(method=name, threads=threads, seconds=t,
-                         epochs=int(np.sum(res.n_epochs)), gap=float(np.max(res.gaps)),
-                         primal=float(res.primals[-1]), load=ld))
+    common = dict(loss="squared", penalty="l1", lams=lams, tol=TOL, max_epochs=100_000)
+    runs = [("ws-cd serial", "serial", dict(solver="ws-cd"), 1)]
+    if "tau" in methods:
+        runs += [(f"primal-cd τ-nice τ={tau}", f"tau{tau}",
+                  dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t)
+                 for t in (1, 2)]
+    if "partition" in methods:
+        runs += [("primal-cd partition K=2", "part", dict(solver="primal-cd", partition=2), t)
+                 for t in (1, 2)]
+    for name, group, kw, threads in runs:
+        t, res, ld = timed(repeat, partial(path, X, y, **common, n_threads=threads, **kw))
+        epochs = int(np.sum(res.n_epochs))
+        rows.append(dict(method=name, group=group, threads=threads, seconds=t, epochs=epochs,
+                         gap=float(np.max(res.gaps)), primal=float(res.primals[-1]), load=ld,
+                         per_epoch=t / max(epochs, 1), k=2, tau=tau))
     return rows
 
 
@@ -112,46 +140,92 @@ def eso_rows(X, loss, lam, primal):
                                                       primal=primal) for tau in TAUS]
 
 
-def model_speedup(rows, tau):
+def model_speedup(rows):
     """Speed-up over the serial reference at P cores, from the measured costs.
 
-    Per-epoch cost of the τ-nice kernel at P threads, Amdahl-fitted to the
-    1- and 2-thread measurements: ``c(P) = c1 (s + (1 - s)/P)`` with
-    ``s = 2 c2/c1 - 1`` (the serial share: the draw and the two fork-joins per
-    minibatch; clipped to [0, 1]); the epochs are the measured τ-nice ones at
-    this τ (P ≤ τ; a larger τ would add the ESO growth to the epochs).
-    Speed-up = serial reference time / (epochs(τ)·c(P)).
+    Per method, the per-epoch cost at P threads is Amdahl-fitted to the 1- and
+    2-thread measurements, ``c(P) = c1 (s + (1 - s)/P)`` with ``s = 2 c2/c1 - 1``
+    (the serial share: τ-nice's draws and two fork-joins per minibatch, the
+    partition's copies and merge; clipped to [0, 1]), and the epochs at P cores
+    are: τ-nice, the measured epochs at its τ (P ≤ τ; τ fixed, so no further
+    ESO growth); partition, K = P blocks: the epochs measured at K = 2, 4, ...
+    (one run on one thread: the iterates do not depend on the thread count),
+    extrapolated beyond the largest measured K by the power law through the last
+    two points (never decreasing). Speed-up = serial reference time /
+    (epochs(P) · c(P)); with ``s = 0`` (the second row per method) it is the
+    bound of perfect per-epoch scaling, which a loaded machine cannot refute.
     """
-    ref, one, two = rows
-    c1, c2 = one["per_epoch"], two["per_epoch"]
-    s = min(1.0, max(0.0, 2.0 * c2 / c1 - 1.0))
-    out = {}
-    for p in MODEL_CORES:
-        if p > tau:
-            out[p] = None
+    ref = next(r for r in rows if r["group"] == "serial")
+    growth = sorted((r["k"], r["epochs"]) for r in rows if r["group"] in ("growth", "part")
+                    and r["threads"] == 1)
+    out = []
+    for group in dict.fromkeys(r["group"] for r in rows):
+        pair = [r for r in rows if r["group"] == group]
+        if len(pair) != 2 or group in ("serial", "growth"):
             continue
-        out[p] = ref["seconds"] / (one["epochs"] * c1 * (s + (1.0 - s) / p))
-    return s, out
+        one, two = sorted(pair, key=lambda r: r["threads"])
+        c1, c2 = one["per_epoch"], two["per_epoch"]
+        fitted = min(1.0, max(0.0, 2.0 * c2 / c1 - 1.0))
+        for s, label in ((fitted, ""), (0.0, " (bound: s = 0)")):
+            model = {}
+            for p in MODEL_CORES:
+                if group == "part":
+                    epochs = _epochs_at(growth, p)
+                elif p > one["tau"]:
+                    model[p] = None
+                    continue
+                else:
+                    epochs = one["epochs"]
+                model[p] = ref["seconds"] / (epochs * c1 * (s + (1.0 - s) / p))
+            out.append((one["method"] + label, s, model))
+    return out
+
+
+def _epochs_at(growth, k):
+    """Epochs of the partitioned method at K = k blocks from the measured ``(K, epochs)``."""
+    ks = np.array([g[0] for g in growth], dtype=float)
+    ep = np.array([g[1] for g in growth], dtype=float)
+    if k <= ks[-1] or len(ks) < 2:
+        return float(np.interp(k, ks, ep))
+    slope = max(0.0, np.log(ep[-1] / ep[-2]) / np.log(ks[-1] / ks[-2]))
+    return float(ep[-1] * (k / ks[-1]) ** slope)
 
 
 def fmt_rows(title, rows, lines):
     lines += [f"### {title}", "",
-              "| method | threads | time to gap 1e-6 (s) | epochs | gap | P | load (1/5/15 min) |",
-              "|---|---:|---:|---:|---:|---:|---|"]
+              "| method | threads | time to gap 1e-6 (s) | epochs | s/epoch (ms) | gap | P | "
+              "load (1/5/15 min) |",
+              "|---|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         lines.append(f"| {r['method']} | {r['threads']} | {r['seconds']:.3f} | {r['epochs']} | "
-                     f"{r['gap']:.2e} | {r['primal']:.10g} | {r['load']} |")
-    if len(rows) == 3 and "per_epoch" in rows[1]:
-        one, two = rows[1], rows[2]
-        lines += ["", f"Speed-up at 2 threads (τ-nice, same iterates): "
-                  f"**{one['seconds'] / two['seconds']:.2f}×** in time to the gap; per epoch "
-                  f"{1e3 * one['per_epoch']:.2f} → {1e3 * two['per_epoch']:.2f} ms. Against "
-                  f"the serial reference: {rows[0]['seconds'] / two['seconds']:.2f}×."]
-    elif len(rows) == 3:
-        lines += ["", f"Speed-up at 2 threads (τ-nice path): "
-                  f"**{rows[1]['seconds'] / rows[2]['seconds']:.2f}×**; against the serial "
-                  f"reference: {rows[0]['seconds'] / rows[2]['seconds']:.2f}×."]
+                     f"{1e3 * r['per_epoch']:.2f} | {r['gap']:.2e} | {r['primal']:.10g} | "
+                     f"{r['load']} |")
+    ref = next(r for r in rows if r["group"] == "serial")
     lines.append("")
+    for group in dict.fromkeys(r["group"] for r in rows):
+        pair = sorted((r for r in rows if r["group"] == group), key=lambda r: r["threads"])
+        if len(pair) != 2 or group in ("serial", "growth"):
+            continue
+        one, two = pair
+        lines.append(f"- {one['method']}: **{one['seconds'] / two['seconds']:.2f}×** at 2 "
+                     f"threads over 1 (same iterates); against the serial reference "
+                     f"{ref['seconds'] / two['seconds']:.2f}× (1 thread: "
+                     f"{ref['seconds'] / one['seconds']:.2f}×).")
+    lines.append("")
+
+
+def _threading_layer():
+    import numba
+    from numba import njit, prange
+
+    @njit(parallel=True)
+    def touch(a):
+        for i in prange(a.shape[0]):
+            a[i] += 1.0
+        return a
+
+    touch(np.zeros(2))  # the layer is chosen at the first parallel region
+    return numba.threading_layer()
 
 
 def plot(eso, path):
@@ -183,18 +257,42 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=None)
     ap.add_argument("--cases", default="news20,generated,path,nesterov",
                     help="comma-separated subset of news20, generated, path, nesterov")
+    ap.add_argument("--methods", default="tau,partition",
+                    help="comma-separated subset of tau (τ-nice), partition")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
-    repeat = args.repeat or (1 if args.quick else 3)
+    repeat = args.repeat or 3
+    # τ-nice minibatches on threads whatever their size (solve keeps the small ones
+    # serial): this benchmark measures the threaded kernel
+    parallel.PARALLEL_MIN_WORK = 0
+    # partitioned CD's epochs at K blocks (one run each, on one thread), for the model
+    growth_ks = (4,) if args.quick else (4, 8)
     cases = set(args.cases.split(","))
+    methods = tuple(args.methods.split(","))
     t_start = time.perf_counter()
-    lines = ["# Multi-core coordinate descent: τ-nice CD on 1 and 2 threads", "",
-             f"`python -m benchmarks.threads{' --quick' if args.quick else ''}`; medians of "
+    import numba
+
+    env = {k: os.environ.get(k, "unset") for k in (
+        "NUMBA_NUM_THREADS", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "OPENBLAS_NUM_THREADS")}
+    lines = ["# Multi-core coordinate descent on 1 and 2 threads", "",
+             f"`python -m benchmarks.threads {' '.join(sys.argv[1:] if argv is None else argv)}`"
+             f"; medians of "
              f"{repeat} run(s) after a warm-up; {os.cpu_count()} cores "
-             f"(affinity {len(os.sched_getaffinity(0))}); load = `uptime` at the "
-             "measurement. The τ-nice runs on 1 and 2 threads make the same iterates "
-             "(same epochs, same bits); the serial reference is the case's fastest serial "
-             "method.", ""]
+             f"(affinity {len(os.sched_getaffinity(0))}); numba {numba.__version__}, "
+             f"threading layer `{_threading_layer()}`; "
+             + ", ".join(f"{k}={v}" for k, v in env.items()) + f"; started "
+             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load = `uptime` at each "
+             "measurement (on a machine whose load exceeds its cores the 2-thread times "
+             "are not meaningful: a parallel region waits for its slowest thread).", "",
+             "Methods: **τ-nice** (`batch_size=τ`, `kernels/parallel_cd.py`): the same "
+             "iterates on any thread count, two fork-joins per minibatch; **partition K** "
+             "(`partition=K`, `kernels/partition_cd.py`): K blocks of coordinates, one serial "
+             "pass each per epoch on a private copy of the shared vector, the changes added "
+             "with the blocks' overlap as CoCoA+'s σ′: one parallel region per epoch, the "
+             "same iterates on any thread count for a given K (so 1 and 2 threads make the "
+             "same epochs), more epochs than serial. The serial reference is the case's "
+             "serial default method (shuffled dual CD with group steps; ws-cd for the "
+             "Lasso).", ""]
     model_lines = []
     eso_lines = ["| case | coordinates | " + " | ".join(f"τ={t}" for t in TAUS) + " |",
                  "|---|---|" + "---:|" * len(TAUS)]
@@ -210,7 +308,8 @@ def main(argv=None):
             "(threads.png).", "", *eso_lines, "",
             "## Model of the speed-up at 8-64 cores", "",
             " ".join(model_speedup.__doc__.split("\n\n")[1].split()) + " Serial share s "
-            "fitted per case; columns: predicted speed-up over the serial reference.", "",
+            "fitted per case and method; columns: predicted speed-up over the serial "
+            "reference (– : P > τ).", "",
             "| case | s | " + " | ".join(f"{p} cores" for p in MODEL_CORES) + " |",
             "|---|---:|" + "---:|" * len(MODEL_CORES), *model_lines, "",
             f"Benchmark time {time.perf_counter() - t_start:.0f} s.", ""])
@@ -228,12 +327,11 @@ def main(argv=None):
         eso_lines.append(f"| {name} | {coords} | " + " | ".join(f"{v:.3g}" for v in growth)
                          + " |")
 
-    def record(title, rows, tau):
+    def record(title, rows):
         fmt_rows(title, rows, lines)
-        if "per_epoch" in rows[1]:
-            s, model = model_speedup(rows, tau)
-            model_lines.append(f"| {title} | {s:.2f} | " + " | ".join(
-                "–" if model[p] is None else f"{model[p]:.1f}×" for p in MODEL_CORES) + " |")
+        for method, s, model in model_speedup(rows):
+            model_lines.append(f"| {title}: {method} | {s:.2f} | " + " | ".join(
+                "–" if model[p] is None else f"{model[p]:.2f}×" for p in MODEL_CORES) + " |")
         print(write().split("## ESO")[0].rsplit("### ", 1)[-1], flush=True)
 
     if "news20" in cases:  # news20 (binarized), logistic, λ = 1/n: dual CD
@@ -243,25 +341,27 @@ def main(argv=None):
         add_eso("news20 logistic λ=1/n", "features (primal)",
                 eso_rows(X, "logistic", lam, True))
         write()
-        tau = 64
         kw = dict(loss="logistic", lam=lam, solver="dual-cd", tol=TOL)
-        rows = solve_case(X, y, repeat, serial=kw, parallel=kw, tau=tau)
+        rows = solve_case(X, y, repeat, serial=kw, parallel=kw, taus=(64,), partition=kw,
+                          growth_ks=growth_ks, methods=methods)
         record(f"news20 binarized, logistic l2, λ=1/n, dual CD ({X.shape[0]}×{X.shape[1]})",
-               rows, tau)
+               rows)
 
     if "generated" in cases:  # generated 60,000 × 36,000 sparse logistic
         n, d = (20_000, 12_000) if args.quick else (60_000, 36_000)
         X, y = generated_logistic(n, d)
         lam = 1.0 / n
-        tau = 256
         for solver, primal in (("dual-cd", False), ("primal-cd", True)):
             add_eso(f"generated {n}×{d} λ=1/n", "features (primal)" if primal else
                     "samples (dual)", eso_rows(X, "logistic", lam, primal))
             write()
             kw = dict(loss="logistic", lam=lam, solver=solver, tol=TOL)
-            rows = solve_case(X, y, repeat, serial=kw, parallel=kw, tau=tau)
+            # partitioned CD: dual only (its primal version is for the squared loss)
+            rows = solve_case(X, y, repeat, serial=kw, parallel=kw, taus=(256,),
+                              partition=None if primal else kw, growth_ks=growth_ks,
+                              methods=methods)
             record(f"generated {n}×{d} logistic l2 (40 nonzeros per row), λ=1/n, {solver}",
-                   rows, tau)
+                   rows)
 
     if "path" in cases:  # Lasso path on news20
         X, y, _, _ = CASES["lasso-news20-lmax10"].load()
@@ -270,10 +370,9 @@ def main(argv=None):
         lmax = lambda_max(X, y, loss="squared", penalty="l1")
         grid = np.geomspace(1.0, 0.1, 4)[1:] if args.quick else np.geomspace(1.0, 0.05, 6)[1:]
         lams = lmax * grid
-        tau = 256
-        rows = path_case(X, y, repeat, lams, tau=tau)
+        rows = path_case(X, y, repeat, lams, tau=256, methods=methods)
         record(f"Lasso path on news20, {len(lams)} λ from λmax/{lmax / lams[0]:.3g} to "
-               f"λmax/{lmax / lams[-1]:.3g}", rows, tau)
+               f"λmax/{lmax / lams[-1]:.3g}", rows)
 
     if "nesterov" in cases:  # Nesterov's Lasso with a known optimum
         case = NESTEROV_QUICK if args.quick else NESTEROV_FULL
@@ -281,15 +380,16 @@ def main(argv=None):
         add_eso(f"Nesterov {X.shape[0]}×{X.shape[1]} (λ → 0)", "features (primal)",
                 eso_rows(X, "squared", 1e-12, True))
         write()
-        tau = 1024
+        primal = dict(loss="squared", penalty="l1", lam=obj.lam, solver="primal-cd", tol=TOL)
+        # (b): a larger τ where the rows' nonzeros ω are few against the columns (10⁶
+        # columns: growth 1.4 at τ=4096; at 10⁵ columns it is ~5, so QUICK stops at 1024)
         rows = solve_case(X, y, repeat,
                           serial=dict(loss="squared", penalty="l1", lam=obj.lam, solver="ws-cd",
                                       tol=TOL),
-                          parallel=dict(loss="squared", penalty="l1", lam=obj.lam,
-                                        solver="primal-cd", tol=TOL),
-                          tau=tau)
+                          parallel=primal, taus=(1024,) if args.quick else (1024, 4096),
+                          partition=primal, growth_ks=growth_ks, methods=methods)
         record(f"Nesterov Lasso {X.shape[0]}×{X.shape[1]} (P* = {p_star:.10g}), primal CD",
-               rows, tau)
+               rows)
     print(write())
 
 

@@ -61,7 +61,7 @@ def _primal_cd(m):
     return SolverSpec(
         "primal-cd", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
         m.PrimalCDState, note="; the hinge loss needs solver='dual-cd'",
-        options=("shrink_q", "shrink_start", "smoothness"), positive=True,
+        options=("shrink_q", "shrink_start", "smoothness", "partition"), positive=True,
     )
 
 
@@ -70,7 +70,7 @@ def _dual_cd(m):
         "dual-cd", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
         m.DualCDState,
         note="; l1 and penalty-free problems need solver='primal-cd'",
-        options=("smoothness", "shrinking"),
+        options=("smoothness", "shrinking", "partition"),
     )
 
 

@@ -7,7 +7,10 @@ every epoch), ``importance`` (face-off eq. (14):
 ``q_i ∝ β s_i v_i + λ2 n``; for the non-smooth hinge β = 1 is used, a
 heuristic), ``cyclic``, and τ-nice minibatches with the ESO of
 :func:`cdlearn.sampling.eso_tau_nice`, on threads when the solve has more than one
-(:mod:`cdlearn.kernels.parallel_cd`; same iterates as serial). The logistic step is the coordinate
+(:mod:`cdlearn.kernels.parallel_cd`; same iterates as serial). ``partition=K``
+(l2, shuffled order): K blocks of samples, each a shuffled pass per epoch on its
+own copy of ``w``, merged once per epoch (:mod:`cdlearn.kernels.partition_cd`;
+CoCoA+ on threads; more epochs than serial, never chosen by default). The logistic step is the coordinate
 maximiser (Newton) by default, solved to an inner tolerance that tightens with
 the duality gap as liblinear's does (``INNER_EPS_*`` below), or face-off §7's
 fixed step with ``dual_step="fixed"``. With exact steps (smooth losses, l2, no
@@ -62,7 +65,7 @@ from ..sampling import (
 )
 from .base import Problem, initial_primal
 from .intercept import optimal_intercept
-from .parallel import minibatch_threads, tau_nice_eso
+from .parallel import Partition, check_partition, minibatch_threads, tau_nice_eso
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge", "hinge")
 SUPPORTED_PENALTIES = ("l2", "elastic_net")
@@ -112,7 +115,7 @@ class DualCDState:
 
     def __init__(self, problem: Problem, *, sampling="importance", batch_size=1, seed=0,
                  alpha0=None, intercept0=0.0, dual_step="exact", smoothness=None,
-                 shrinking=True, sigma=1.0):
+                 shrinking=True, sigma=1.0, partition=None):
         self.problem = p = problem
         n = p.n_samples
         self.view = p.design.csr
@@ -123,14 +126,28 @@ class DualCDState:
                 f"batch_size={batch_size})"
             )
         self.tau = int(batch_size)
-        if self.tau > 1:
+        self.partition = None
+        if check_partition(partition, n):
+            if (self.tau != 1 or sampling != "shuffle" or dual_step != "exact"
+                    or p.l1 != 0.0 or sigma != 1.0):
+                raise ValueError(
+                    "dual-cd with partition=K runs shuffled passes with exact steps over K "
+                    "blocks of samples: it needs penalty='l2', sampling='shuffle', "
+                    "batch_size=1 and dual_step='exact'")
+            self.partition = Partition(self.view, p.design.row_nnz, p.n_features,
+                                       int(partition), seed)
+            self.order = np.concatenate([np.arange(hi - lo) for lo, hi in zip(
+                self.partition.parts[:-1], self.partition.parts[1:], strict=True)])
+            self.eso = self.partition.minor_weighted_powers(self.view)
+        elif self.tau > 1:
             self.eso = tau_nice_eso(self.view, p.design.col_nnz, self.tau)
         else:
             self.eso = p.design.row_sq_norms.copy()
         # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
         # as the serial τ-nice loop, whatever the count; small minibatches stay serial
-        self.n_threads = minibatch_threads(self.tau, p.design.nnz, n)
-        if self.n_threads > 1:
+        self.n_threads = (self.partition.n_threads if self.partition else
+                          minibatch_threads(self.tau, p.design.nnz, n))
+        if self.n_threads > 1 and self.partition is None:
             # imported here: kernels.parallel_cd loads primal CD's kernels too, which a
             # serial dual solve must not (one method's modules per solve)
             from ..kernels.parallel_cd import block_bounds, dual_cd_parallel_epoch
@@ -183,6 +200,7 @@ class DualCDState:
         self.deltas = np.zeros(max(self.tau, 1))
         # serial shuffle/cyclic passes run over an active set (shrinking)
         self.active_set = (self.mode in (SHUFFLE, CYCLIC) and self.tau == 1
+                           and self.partition is None
                            and not p.fit_intercept and self.step_mode == EXACT_STEP)
         self.shrink = self.active_set and bool(shrinking) and bool(has_dual_bounds(p.loss_code))
         self.active_rows = np.flatnonzero(p.sample_weight > 0).astype(np.int64)
@@ -228,7 +246,14 @@ class DualCDState:
                 self.v, self.w, p.design.row_sq_norms, self.inv_l2n, self.kappa, p.loss_code,
                 max(p.n_samples // 2, 1), self.rng,
             )
-        if self.active_set:
+        if self.partition is not None:
+            pt = self.partition
+            entries, updates = _partition_kernel()(
+                pt.data, view.indices, view.indptr, p.y, p.sample_weight, self.alpha, self.v,
+                self.eso, self.inv_l2n, p.loss_code, pt.parts, self.order, pt.rngs,
+                self.inner_eps, pt.scale, pt.local, pt.blocks,
+            )
+        elif self.active_set:
             entries, updates = self._active_epoch()
         elif self.n_threads > 1:
             entries, updates = self._parallel_epoch(
@@ -353,6 +378,13 @@ class DualCDState:
 
     def active(self) -> int:
         return int(self.n_active) if self.active_set else self.problem.n_samples
+
+
+def _partition_kernel():
+    # imported on use: a serial dual solve loads no parallel kernels
+    from ..kernels.partition_cd import dual_cd_partition_epoch
+
+    return dual_cd_partition_epoch
 
 
 def _duplicate_groups(design, sample_weight, y):

@@ -46,17 +46,22 @@ def check_threads(n_threads) -> int:
     return int(n_threads)
 
 
-def current_threads() -> int:
+def current_threads(*, always_parallel: bool = False) -> int:
     """Threads the solve running on this Python thread may use (1 outside :func:`use_threads`).
 
     The first call inside :func:`use_threads` by a method that runs parallel kernels
     sets numba's count for this thread (capped at ``NUMBA_NUM_THREADS``; 1 where the
     threading layer is numba's ``workqueue``, which cannot run parallel regions from
     several Python threads at once) and returns what numba granted; serial methods
-    never call it, so they never start numba's thread pool.
+    never call it, so they never start numba's thread pool. ``always_parallel``: the
+    caller runs parallel kernels even on one thread (partitioned CD), so numba's count
+    is set to 1 too, not left at its default.
     """
-    n = getattr(_local, "n", 1)
-    if n > 1 and getattr(_local, "restore", None) is None:
+    n = getattr(_local, "n", None)
+    inside = n is not None
+    n = n or 1
+    if ((n > 1 or (always_parallel and inside))
+            and getattr(_local, "restore", None) is None):
         import numba
 
         _local.restore = numba.get_num_threads()  # starts the threading layer
@@ -73,7 +78,7 @@ def use_threads(n: int, *, blas: bool = False):
     """Run the enclosed solve on ``n`` threads: numba's parallel kernels (set on first
     use, :func:`current_threads`) and, with ``blas=True``, BLAS (threadpoolctl; left
     alone when ``n`` is every core given, BLAS's own default). Restored on exit."""
-    prev = (getattr(_local, "n", 1), getattr(_local, "restore", None))
+    prev = (getattr(_local, "n", None), getattr(_local, "restore", None))
     _local.n, _local.restore = max(1, int(n)), None
     limits = None
     try:
@@ -94,9 +99,11 @@ def use_threads(n: int, *, blas: bool = False):
 
 #: a τ-nice minibatch runs on threads only when it visits at least this many
 #: entries on average (τ · nnz / slices): each minibatch costs two fork-joins of
-#: the thread team (microseconds), which smaller ones would not repay. An
-#: estimate, not a measurement (this machine was too loaded to time it).
-PARALLEL_MIN_WORK = 4096
+#: the thread team, which smaller ones do not repay. Measured at 2 threads
+#: (benchmarks/results/threads.md, a loaded machine): news20 dual τ=64, ~5,100
+#: entries a batch, 0.05× of 1 thread; generated dual τ=256, ~10,000 entries,
+#: 1.5×. Between the two; the 2-thread default must not be slower than 1 thread.
+PARALLEL_MIN_WORK = 8192
 
 
 def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:
@@ -137,3 +144,61 @@ def eso_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool)
     gamma = beta / (lam * design.n_samples)
     serial = 1.0 + gamma * float(tau_nice_eso(view, minor, 1).max(initial=0.0))
     return (1.0 + gamma * float(tau_nice_eso(view, minor, tau).max(initial=0.0))) / serial
+
+
+class Partition:
+    """``K`` contiguous blocks of the slices of ``view`` (rows for dual CD, columns for
+    primal CD) for :mod:`cdlearn.kernels.partition_cd`: the block bounds, ``√c`` per
+    minor index (``c`` = blocks with a nonzero there, 1 where none), the view's data
+    scaled by it, a ``(K, n_minor)`` work array, the merge's ranges and ``K`` random
+    states from ``seed``. Runs on :func:`current_threads` threads (``n_threads``)."""
+
+    def __init__(self, view, slice_nnz, n_minor: int, n_parts: int, seed):
+        from ..kernels.parallel_cd import block_bounds
+
+        self.parts = block_bounds(slice_nnz, n_parts)
+        k = self.parts.shape[0] - 1
+        dense = view.indices.shape[0] == 0
+        if dense:  # every block may touch every minor index
+            c = np.full(n_minor, float(k))
+        else:
+            c = np.zeros(n_minor)
+            for lo, hi in zip(self.parts[:-1], self.parts[1:], strict=True):
+                seen = np.zeros(n_minor, dtype=bool)
+                seen[view.indices[view.indptr[lo]:view.indptr[hi]]] = True
+                c += seen
+            c[c == 0.0] = 1.0
+        self.overlap = c
+        self.scale = np.sqrt(c)
+        if dense:
+            scaled = view.data.reshape(-1, n_minor) * self.scale
+        else:
+            scaled = view.data * self.scale[view.indices]
+        self.data = np.ascontiguousarray(scaled.ravel(), dtype=view.data.dtype)
+        self.n_threads = min(k, current_threads(always_parallel=True))
+        self.local = np.empty((k, n_minor))
+        self.blocks = np.linspace(0, n_minor, max(self.n_threads, 1) + 1).round().astype(np.int64)
+        seeds = np.random.SeedSequence(None if seed is None else int(seed)).spawn(k)
+        self.rngs = np.array([[int(s.generate_state(1, dtype=np.uint64)[0]) | 1]
+                              for s in seeds], dtype=np.uint64)
+
+    def minor_weighted_powers(self, view, weights=None) -> np.ndarray:
+        """``Σ_k c_k r_k x_sk²`` per slice (weights ``r``, default 1): the scaled slices'
+        squared norms, the blocks' ESO / Lipschitz constants."""
+        w = self.overlap if weights is None else self.overlap * weights
+        out = np.empty(view.indptr.shape[0] - 1)
+        weighted_slice_powers(view.data, view.indices, view.indptr, w, False, out)
+        return out
+
+
+def check_partition(partition, n_coords: int) -> int:
+    """``partition`` of dual / primal CD as a block count: None or 0 = off."""
+    if partition is None:
+        return 0
+    if isinstance(partition, bool) or not isinstance(partition, int | np.integer):
+        raise TypeError(f"partition must be an integer or None, got {type(partition).__name__}")
+    if partition < 0:
+        raise ValueError(f"partition must be >= 0 (blocks), got {partition}")
+    if partition > n_coords:
+        raise ValueError(f"partition={partition} exceeds the {n_coords} coordinates")
+    return int(partition)

@@ -28,6 +28,10 @@ face-off reproductions use. Minibatches (τ > 1) always use the ESO step.
 
 ``positive=True`` (the constraint w ≥ 0) clips every step at 0.
 
+``partition=K`` (squared loss, no intercept): K blocks of features, each a cyclic
+pass per epoch on its own copy of the residual, merged once per epoch
+(:mod:`cdlearn.kernels.partition_cd`; never chosen by default).
+
 The duality-gap certificate uses ``α = -s φ'(Xw + b)`` (rescaled into the dual
 domain for l1). With an intercept, ``b`` is first set to its exact minimiser
 for the current ``w`` (a 1-D Newton solve, O(n)), which makes ``Σα = 0`` and the
@@ -61,7 +65,7 @@ from ..sampling import (
 )
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
-from .parallel import minibatch_threads
+from .parallel import Partition, check_partition, minibatch_threads
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
@@ -95,7 +99,7 @@ class PrimalCDState(PrimalIterate):
 
     def __init__(self, problem: Problem, *, sampling="importance", power=1.0, batch_size=1,
                  seed=0, w0=None, intercept0=0.0, step="newton", shrink_q=0.9,
-                 shrink_start=5.0, smoothness=None):
+                 shrink_start=5.0, smoothness=None, partition=None):
         self.problem = p = problem
         d, n = p.n_features, p.n_samples
         self.view = p.design.csc
@@ -105,6 +109,16 @@ class PrimalCDState(PrimalIterate):
             eso = weighted_column_sq_norms(p, tau_nice_weights(p.design.row_nnz, self.tau, d))
         else:
             eso = weighted_column_sq_norms(p)
+        self.partition = None
+        if check_partition(partition, d):
+            if (p.loss != "squared" or self.tau != 1 or p.fit_intercept
+                    or sampling not in ("uniform", "cyclic")):
+                raise ValueError(
+                    "primal-cd with partition=K runs cyclic passes over K blocks of features: "
+                    "it needs loss='squared', fit_intercept=False, batch_size=1 and "
+                    "sampling='uniform' (the default) or 'cyclic'")
+            self.partition = Partition(self.view, p.design.col_nnz, n, int(partition), seed)
+            eso = self.partition.minor_weighted_powers(self.view, p.sample_weight)
         self.lips = beta * eso / n
         # (an empty column has lips 0 already: no count of its nonzeros needed)
 
@@ -129,8 +143,9 @@ class PrimalCDState(PrimalIterate):
         self.deltas = np.zeros(max(self.tau, 1))
         # τ-nice minibatches on threads (kernels.parallel_cd): the same iterates
         # as the serial τ-nice loop, whatever the count; small minibatches stay serial
-        self.n_threads = minibatch_threads(self.tau, p.design.nnz, d)
-        if self.n_threads > 1:
+        self.n_threads = (self.partition.n_threads if self.partition else
+                          minibatch_threads(self.tau, p.design.nnz, d))
+        if self.n_threads > 1 and self.partition is None:
             self.bounds = block_bounds(p.design.row_nnz, self.n_threads)
             self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
         self.newton = step == "newton" and self.tau <= 1
@@ -195,6 +210,17 @@ class PrimalCDState(PrimalIterate):
                 p.n_features, self.rng, self.counter, self._intercept, self.intercept_lips,
                 p.positive,
             )
+            return entries, updates
+        if self.partition is not None:
+            from ..kernels.partition_cd import primal_cd_squared_partition_epoch
+
+            pt = self.partition
+            entries, updates = primal_cd_squared_partition_epoch(
+                pt.data, v.indices, v.indptr, p.sample_weight, self.unit_weights, self.resid,
+                self.w, self.lips, p.l1, p.l2, p.positive, pt.parts, pt.rngs, pt.scale,
+                pt.local, pt.blocks,
+            )
+            self._z_from_resid = True
             return entries, updates
         if self.fast_squared:
             entries, updates, self.counter = primal_cd_squared_epoch(
