@@ -61,10 +61,12 @@ INNER_MAX_EPOCHS = 1000
 
 #: CoCoA+ (K ≥ 2): the driver's dual line search tries every step t along the
 #: round's summed update with every weight m of the previous move (news20
-#: logistic, λ = 1/n, K = 2/4/8: gap 2.5e-5/5.1e-5/2.7e-4 after 100 rounds with
-#: CoCoA+'s step alone; to 1e-6 in 54/61/84 rounds with these)
-COCOA_STEPS = (1.0, 0.5, 1.5, 2.0, 3.0, 4.0, 6.0, 8.0)
-COCOA_MOMENTA = (0.0, 0.5, 0.8, 0.9, 1.0, 1.1)
+#: logistic, λ = 1/n, K = 2/4/8: gap 1.1e-6/1.7e-6/3.1e-6 after 300 rounds with
+#: CoCoA+'s step alone; to 1e-6 in 63 (K = 4) and 85 (K = 8) rounds with this
+#: grid, 61 and 84 with 48 points up to t = 8, m = 1.1: each point costs the
+#: shards one pass of n_k conjugates)
+COCOA_STEPS = (1.0, 1.5, 2.0, 3.0)
+COCOA_MOMENTA = (0.0, 0.5, 0.8, 0.9)
 
 ShardSpec = namedtuple("ShardSpec", "cls args kwargs")
 
