@@ -349,7 +349,7 @@ def _cluster_closed_mid_solve(cluster, client, data):
                   tol=1e-15, max_rounds=10**6, callback=close)
 
 
-@pytest.mark.slow  # 21 solves, ~1,800 rounds on one LocalCluster: 31 min at load 30
+@pytest.mark.slow  # 21 solves on one LocalCluster: 5.5 min at load ~20 (31 min at load 30 before the CoCoA+ line search)
 def test_done_when_on_local_cluster(wide):
     """Issue 21's done-when on a real LocalCluster(n_workers=2, processes=True): K = 2, 4, 8
     shards (K > workers: several shards per worker), CoCoA+ for logistic, squared hinge

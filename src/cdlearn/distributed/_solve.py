@@ -99,8 +99,9 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
         None: the same rounds in this process, shard after shard.
     n_shards : shards of an in-memory ``X``; default: the client's workers (1 without).
     method : "auto" (:func:`choose_method`), "cocoa+" (rows split; Ma, Smith, Jaggi et
-        al. 2015, adding, γ = 1, σ′ = K; local solver: cdlearn's dual CD; every loss,
-        l2 or elastic net), "newton" (rows split; each shard sends ``X_kᵀD_kX_k`` and
+        al. 2015, adding, γ = 1, σ′ = K; local solver: cdlearn's dual CD; then the
+        driver's dual line search with momentum, :func:`_cocoa`; every loss, l2 or
+        elastic net), "newton" (rows split; each shard sends ``X_kᵀD_kX_k`` and
         ``X_kᵀg_k``, the driver solves the d×d model: a linear system for l2, CD on it
         for elastic net, i.e. proximal Newton; smooth losses) or
         "proxcocoa+" (columns of an in-memory X split; Smith et al. 2015; local
