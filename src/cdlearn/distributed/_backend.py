@@ -71,6 +71,10 @@ class DaskActors:
         self.restarts = 0
         self._connecting_since = None
         self.actors = [None] * len(self.specs)
+        # the scattered rows of every shard, held until close(): released as soon as
+        # _create returned, they were once forgotten before the actor that needs them
+        # was created (FutureCancelledError "lost dependencies", at load 20)
+        self._inputs = {}
         deadline = time.perf_counter() + RESTART_SECONDS
         while True:
             workers = self._workers()
@@ -99,6 +103,7 @@ class DaskActors:
         args = spec.args
         if not isinstance(args[0], str):  # data in memory: scatter it to that worker
             data = self.client.scatter(args[0], workers=[address], direct=True)
+            self._inputs[k] = data
             args = (data, *args[1:])
         return self.client.submit(spec.cls, *args, **spec.kwargs, workers=[address],
                                   actor=True, pure=False, allow_other_workers=False)
@@ -195,3 +200,4 @@ class DaskActors:
 
     def close(self):
         self.actors = []
+        self._inputs = {}

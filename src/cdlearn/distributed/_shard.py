@@ -19,6 +19,7 @@ from ..losses import (
     LOSS_CODES,
     loss_derivatives,
     smoothness,
+    weighted_conjugate_sum,
     weighted_loss_and_fenchel_young_sums,
     weighted_loss_sum,
     weighted_second_derivatives,
@@ -100,11 +101,12 @@ class Shard:
         return z
 
     # ------------------------------------------------------------------ CoCoA+
-    def cocoa_setup(self, n_total, n_shards, seed, mean_weight):
+    def cocoa_setup(self, n_total, n_shards, seed, mean_weight, steps=((1.0, 0.0),)):
         """Local dual CD (shuffled passes) on the CoCoA+ subproblem, α_k = 0.
 
         σ′ = K (adding, γ = 1): the kernel's ``1/(λ2 n)`` becomes ``K/(λ2 n)``
-        (``sigma = K n_k / n`` relative to the shard's own ``n_k``).
+        (``sigma = K n_k / n`` relative to the shard's own ``n_k``). ``steps``: the
+        driver's line-search grid, sent once (:meth:`cocoa_round`).
         """
         p = self.problem
         self.state = DualCDState(p, sampling="shuffle", seed=seed,
@@ -112,27 +114,45 @@ class Shard:
         self.n_shards = n_shards
         self.mean_weight = mean_weight
         self.inv_l2n_global = 1.0 / (p.l2 * n_total)
+        self.steps = steps
         self.snapshots = {}
 
-    def cocoa_round(self, v, round_, gap, keep, local_epochs, resync):
+    def cocoa_round(self, v, round_, gap, keep, local_epochs, resync, step):
         """Certificate parts at ``(w(v), α_k)``, then ``local_epochs`` passes of local dual CD.
 
-        Returns ``(loss_sum, fy_sum, update)``: ``Σ s_i φ(x_iᵀw)`` and the
-        Fenchel–Young sum of the shard at the received point, and ``Δv_k =
-        X_kᵀΔα_k/(λ2 n)`` as ``(indices, values)`` -- or, with ``resync``, the
-        whole ``X_kᵀα_k/(λ2 n)`` after the passes (dense), from which the driver
-        rebuilds v without accumulated rounding. ``gap`` (the global gap of the
-        previous round) tightens the logistic step's inner tolerance as a
-        single-machine solve does; ``keep`` lists the rounds whose α_k the
-        driver may still ask for (:meth:`alpha_at`).
+        ``step = (t, m)`` (None after :meth:`cocoa_setup` or a lost shard) first
+        moves α_k from the previous round's start by ``tΔα_k + m·P_k``: the
+        round's update and the previous move, weighted as the driver's line
+        search chose. Returns ``(loss_sum, fy_sum, update, conjugates, base)``:
+        ``Σ s_i φ(x_iᵀw)`` and the Fenchel–Young sum of the shard at the
+        received point, ``Δv_k = X_kᵀΔα_k/(λ2 n)`` as ``(indices, values)``,
+        ``Σ s_i φ*(-(α_i + tΔα_i + mP_i)/s_i)`` for every ``(t, m)`` of the grid,
+        and -- with ``resync`` -- the whole ``X_kᵀα_k/(λ2 n)`` at the round's
+        start (dense, else None), from which the driver rebuilds v without
+        accumulated rounding. ``gap`` (the global gap of the previous round)
+        tightens the logistic step's inner tolerance as a single-machine solve
+        does; ``keep`` lists the rounds whose α_k the driver may still ask for
+        (:meth:`snapshot_at`).
         """
         st, p = self.state, self.problem
+        if step is None:
+            self.move = np.zeros_like(st.alpha)
+        else:
+            start = self.snapshots[round_ - 1]
+            if step == (1.0, 0.0):  # CoCoA+'s own step: α_k is already there
+                self.move = st.alpha - start
+            else:
+                t, m = step
+                self.move = t * (st.alpha - start) + m * self.move
+                st.alpha[:] = start + self.move
+                st.n_active = st.n_full  # rows shrunk at a bound may have left it
         w = v if st.kappa == 0.0 else soft_threshold_array(v, st.kappa)
         z = self._margins(w)
         loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(
             p.loss_code, z, st.alpha, p.y, p.sample_weight)
         self.snapshots = {r: a for r, a in self.snapshots.items() if r in keep}
-        self.snapshots[round_] = st.alpha.copy()
+        start = self.snapshots[round_] = st.alpha.copy()
+        base = p.design.rmatvec(start) * self.inv_l2n_global if resync else None
         if gap is not None:
             st.tighten_inner_eps(gap, self.mean_weight)
         # the local subproblem starts at the global v: w_local = ∇g*(v + σ′ΔV_k)
@@ -140,14 +160,14 @@ class Shard:
         st.w = st.v if st.kappa == 0.0 else w.copy()
         for _ in range(local_epochs):
             st.run_epoch()
-        if resync:
-            update = p.design.rmatvec(st.alpha) * self.inv_l2n_global
-        else:
-            dv = st.v - v
-            idx = np.flatnonzero(dv)
-            update = (idx.astype(np.int32 if p.n_features < 2**31 else np.int64),
-                      dv[idx] / self.n_shards)
-        return float(loss_sum), float(fy_sum), update
+        dv = st.v - v
+        idx = np.flatnonzero(dv)
+        update = (idx.astype(np.int32 if p.n_features < 2**31 else np.int64),
+                  dv[idx] / self.n_shards)
+        delta = st.alpha - start
+        conjugates = [float(weighted_conjugate_sum(p.loss_code, start + t * delta + m * self.move,
+                                                   p.y, p.sample_weight)) for t, m in self.steps]
+        return float(loss_sum), float(fy_sum), update, conjugates, base
 
     def dual_sum(self):
         """``X_kᵀα_k/(λ2 n)``: the shard's share of v."""
