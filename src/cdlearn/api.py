@@ -175,8 +175,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
     - the hinge loss: dual CD (the only method for it);
     - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
       the methods whose steps honour w ≥ 0;
-    - an l1 part (l1, elastic_net): for the squared loss the cheaper of ws-cd and
-      CD on the Gram matrix (gram-cd) by the measured cost model
+    - an l1 part (l1, elastic_net): for the squared loss the cheapest of ws-cd,
+      CD on the Gram matrix (gram-cd) and plain cyclic CD on dense data (primal-cd)
+      by the measured cost model
       :func:`squared_l1_choice` (``n_fits`` fits sharing X share the Gram);
       ``newton-cd`` (proximal Newton) for the logistic loss on dense rows or few
       features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working

@@ -22,4 +22,6 @@ class Solver(CdlearnSolver):
         self.solve(tol=1e-15, max_epochs=n_iter)
 
     def get_next(self, stop_val):
-        return stop_val + 1
+        # every epoch up to 10, then 10% steps: plain cyclic CD needs 40-70 epochs on
+        # 500 × 600 ρ = 0.6 at 1e-10, past benchopt's 40 runs with steps of 1
+        return max(stop_val + 1, int(stop_val * 1.1))
