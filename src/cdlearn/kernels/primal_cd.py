@@ -471,7 +471,7 @@ def _dense_residual_dot(data, start, n, r):
 
     Reassociation lets LLVM split the sum into SIMD lanes: a serial sum is bound
     by the add latency (leu at λmax/100 with ws-cd: 26 → 22 ms per solve; a
-    cyclic epoch on 500 × 600 dense: ... ). Still deterministic.
+    cyclic epoch of plain CD on 500 × 600 dense: 1.05 → 0.27 ms). Still deterministic.
     """
     g = 0.0
     for i in range(n):
