@@ -132,7 +132,8 @@ def _auto(X, y, lam, **kw):
 @pytest.mark.parametrize("n,d,density,expected", [
     (300, 60, 1.0, "gram-cd"),    # small d: d² epochs beat passes over the data
     (300, 60, 0.99, "gram-cd"),   # its sparse copy: priced by nnz, not by storage
-    (400, 500, 1.0, "ws-cd"),     # the Gram (n d²) costs more than ws-cd's passes
+    (400, 500, 1.0, "primal-cd"),  # the Gram (n d²) costs more; plain CD beats ws-cd's passes
+    (400, 2000, 1.0, "ws-cd"),    # d = 5n: plain CD needs (d/n)² × its epochs
     (2000, 400, 0.01, "ws-cd"),   # sparse: the sparse Gram and d² epochs cost more
     (60, 2500, 1.0, "ws-cd"),     # d above GRAM_MAX_AUTO: no Gram
 ])

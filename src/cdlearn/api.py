@@ -175,8 +175,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
     - the hinge loss: dual CD (the only method for it);
     - ``positive=True``: ws-cd (primal-cd with CD options or without a penalty),
       the methods whose steps honour w ≥ 0;
-    - an l1 part (l1, elastic_net): for the squared loss the cheaper of ws-cd and
-      CD on the Gram matrix (gram-cd) by the measured cost model
+    - an l1 part (l1, elastic_net): for the squared loss the cheapest of ws-cd,
+      CD on the Gram matrix (gram-cd) and plain cyclic CD on dense data (primal-cd)
+      by the measured cost model
       :func:`squared_l1_choice` (``n_fits`` fits sharing X share the Gram);
       ``newton-cd`` (proximal Newton) for the logistic loss on dense rows or few
       features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
@@ -247,7 +248,8 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
 
 
 def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
-    """The cheaper of ws-cd and gram-cd for a squared loss with an l1 part
+    """The cheapest of ws-cd, gram-cd and plain cyclic CD (primal-cd, which then runs
+    with sampling "cyclic", :func:`default_sampling`) for a squared loss with an l1 part
     (:func:`cdlearn.solvers.gram_cd.squared_l1_costs`), with the predicted times."""
     # imported here: gram_cd loads its kernels, which `import cdlearn` must not
     from .solvers.gram_cd import squared_l1_costs
@@ -256,7 +258,8 @@ def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
     best = min(costs, key=costs.get)
     shown = ", ".join(f"{k} {1e3 * v:.3g} ms" for k, v in costs.items() if np.isfinite(v))
     what = {"ws-cd": "primal CD on working sets with Anderson extrapolation",
-            "gram-cd": "CD on the Gram matrix XᵀX"}[best]
+            "gram-cd": "CD on the Gram matrix XᵀX",
+            "primal-cd": "plain cyclic CD on the data"}[best]
     return best, (f"squared loss, l1 part: {what} ({best}; predicted {shown}, "
                   f"{problem.n_samples}×{problem.n_features}, nnz {problem.design.nnz})")
 
@@ -537,11 +540,17 @@ def default_sampling(solver: str, problem: Problem, batch_size: int = 1) -> str:
     Serial dual CD without an intercept: "shuffle" (a fresh permutation per
     epoch, as liblinear's dual solvers; with shrinking for the hinge losses).
     Measured against "uniform" (benchmarks/results): reuters 7 against 12-15
-    epochs, news20 logistic 255 against 352 ms. Everything else: "uniform",
-    the papers' sampling (dual CD with an intercept updates uniform pairs).
+    epochs, news20 logistic 255 against 352 ms. Serial primal CD on a squared
+    loss with an l1 part: "cyclic" (glmnet's and scikit-learn's order; the plain
+    CD that :func:`squared_l1_choice` picks, whose kernel then skips the random
+    draws). Everything else: "uniform", the papers' sampling (dual CD with an
+    intercept updates uniform pairs).
     """
     if solver == "dual-cd" and batch_size == 1 and not problem.fit_intercept:
         return "shuffle"
+    if (solver == "primal-cd" and batch_size == 1 and problem.loss == "squared"
+            and problem.l1 > 0.0):
+        return "cyclic"
     return "uniform"
 
 

@@ -465,6 +465,20 @@ def _squared_gradient(data, indices, indptr, j, z, y, sw, unit):
     return g
 
 
+@njit(cache=True, fastmath={"reassoc", "nsz", "contract"})
+def _dense_residual_dot(data, start, n, r):
+    """Σ_i r_i X_ij over a dense column (unit weights).
+
+    Reassociation lets LLVM split the sum into SIMD lanes: a serial sum is bound
+    by the add latency (leu at λmax/100 with ws-cd: 26 → 22 ms per solve; a
+    cyclic epoch of plain CD on 500 × 600 dense: 1.05 → 0.27 ms). Still deterministic.
+    """
+    g = 0.0
+    for i in range(n):
+        g += r[i] * data[start + i]
+    return g
+
+
 @njit(cache=True)
 def _residual_gradient(data, indices, indptr, j, r, sw, unit):
     """Σ_i s_i r_i X_ij for the squared loss's residual ``r = z - y``."""
@@ -472,8 +486,7 @@ def _residual_gradient(data, indices, indptr, j, r, sw, unit):
     g = 0.0
     if indices.shape[0] == 0:
         if unit:
-            for k in range(start, end):
-                g += r[k - start] * data[k]
+            g = _dense_residual_dot(data, start, end - start, r)
         else:
             for k in range(start, end):
                 i = k - start

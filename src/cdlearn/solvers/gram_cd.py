@@ -33,7 +33,13 @@ from ..kernels.gram_cd import gram_cd_epoch
 from ..kernels.working_set import _anderson_weights
 from ..objectives import certificate_from_dual_point
 from ..penalties import penalty_value
-from .base import PrimalIterate, Problem, check_serial_exact_options, initial_primal
+from .base import (
+    PLAIN_CHECK_SPACING,
+    PrimalIterate,
+    Problem,
+    check_serial_exact_options,
+    initial_primal,
+)
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 
 SUPPORTED_LOSSES = ("squared",)
@@ -57,16 +63,26 @@ SPARSE_PRODUCT_COST = 4e-9
 ENTRY_COST = 1.5e-9
 #: ... and the work of a solve in those units, medians over the Lasso cases measured (1e-6
 #: and 1e-10, λ from 0.01 to 0.1 λmax): ws-cd reads the data about this many times
-#: (gradients, inner epochs and checks; plain cyclic primal CD, 2-10× ws-cd's epochs
-#: there, never beat both ws-cd and gram-cd and is not a candidate) plus its outer
-#: iterations' fixed cost (Python, ~0.1 ms each) ...
+#: (gradients, inner epochs and checks) plus its outer iterations' fixed cost (Python,
+#: ~0.1 ms each) ...
 WS_CD_PASSES = 12.0
 WS_CD_FIXED = 0.5e-3
 #: ... gram-cd runs this many O(d²) epochs, its certificates read the data this many
-#: times, plus its fixed cost
+#: times (BLAS products at PASS_COST an entry: measured 0.2-0.4 ns), plus its fixed cost
 GRAM_EPOCHS = 25.0
 GRAM_CHECK_PASSES = 4.0
 GRAM_FIXED = 0.1e-3
+PASS_COST = 0.5e-9
+#: ... plain cyclic CD on the data (primal-cd, sampling "cyclic": residual updates, no
+#: working set, a gap check every ~3 epochs) runs this many epochs times (d/n)² when
+#: d > n (benchopt's Lasso: 2-4 epochs to 1e-6 at 10,000 × 100 ρ = 0, 10-30 at 500 × 600,
+#: hundreds on 100 × 10,000), each entry at PLAIN_ENTRY_COST (measured 0.46 ns on dense
+#: 500 × 600 and 10,000 × 100 epochs, one thread; the gemv of its checks ~0.2 ns), plus
+#: PLAIN_CHECK_FIXED of Python per check. Not priced below GRAM_DENSE_DENSITY: on sparse
+#: columns an entry costs a gather (ws-cd's ENTRY_COST) and working sets pay off
+PLAIN_EPOCHS = 20.0
+PLAIN_ENTRY_COST = 0.5e-9
+PLAIN_CHECK_FIXED = 0.05e-3
 #: X at least this dense is priced as a dense matrix whatever its storage (a sparse copy
 #: of a dense X gets the same method, hence the same answer, as the array)
 GRAM_DENSE_DENSITY = 0.1
@@ -75,7 +91,7 @@ GRAM_MAX_AUTO = 2048
 
 
 def squared_l1_costs(problem: Problem, n_fits: int = 1) -> dict:
-    """Predicted seconds of ws-cd and gram-cd on ``problem``.
+    """Predicted seconds of ws-cd, gram-cd and plain cyclic CD (primal-cd) on ``problem``.
 
     Priced from ``n, d, nnz`` only (not the storage format): CD's work is
     passes over the ``nnz`` entries, gram-cd's the Gram (BLAS ``n d²`` at
@@ -83,21 +99,27 @@ def squared_l1_costs(problem: Problem, n_fits: int = 1) -> dict:
     multiply-adds), shared by ``n_fits`` fits on the same X (a path, warm
     starts; free when already cached on the Design), plus ``d²`` epochs and the
     certificates' passes. gram-cd is not a candidate (inf) above
-    :data:`GRAM_MAX_AUTO` features.
+    :data:`GRAM_MAX_AUTO` features, plain CD not below :data:`GRAM_DENSE_DENSITY`.
     """
     p = problem
     n, d, nnz = p.n_samples, p.n_features, max(p.design.nnz, 1)
-    costs = {"ws-cd": WS_CD_FIXED + WS_CD_PASSES * nnz * ENTRY_COST, "gram-cd": np.inf}
+    costs = {"ws-cd": WS_CD_FIXED + WS_CD_PASSES * nnz * ENTRY_COST, "gram-cd": np.inf,
+             "primal-cd": np.inf}
+    dense = nnz >= GRAM_DENSE_DENSITY * n * d
+    if dense:
+        epochs = PLAIN_EPOCHS * max(1.0, d / n) ** 2
+        costs["primal-cd"] = (GRAM_FIXED + epochs * nnz * PLAIN_ENTRY_COST
+                              + epochs / PLAIN_CHECK_SPACING * PLAIN_CHECK_FIXED)
     if d > GRAM_MAX_AUTO:
         return costs
     if _gram_key(p) in p.design.__dict__.get("_derived", {}):
         gram = 0.0
-    elif nnz >= GRAM_DENSE_DENSITY * n * d:
+    elif dense:
         gram = GRAM_PRODUCT_COST * n * d * d
     else:
         gram = SPARSE_PRODUCT_COST * nnz * nnz / n
     costs["gram-cd"] = (GRAM_FIXED + gram / max(int(n_fits), 1) + GRAM_EPOCHS * d * d * ENTRY_COST
-                        + GRAM_CHECK_PASSES * nnz * ENTRY_COST)
+                        + GRAM_CHECK_PASSES * nnz * PASS_COST)
     return costs
 
 
@@ -271,11 +293,16 @@ class GramCDState(PrimalIterate):
         # u = Xᵀα/n from the residual, not -(Gw - c): near the optimum Gw - c cancels
         # (its rounding ~ ε‖G‖‖w‖ set the gap's floor), the residual product does not
         design = p.design
-        if design.is_sparse or design.dtype != np.float64:
-            u = design.rmatvec(alpha)
+        if not p.fit_intercept and not np.any(self.w):
+            # at w = 0, α = s·y and Xᵀα/n is c itself, the same product (one pass saved:
+            # the initial check of every cold start)
+            u = self.c.copy()
         else:
-            u = design.csc.data.reshape(p.n_features, p.n_samples) @ alpha
-        u /= p.n_samples
+            if design.is_sparse or design.dtype != np.float64:
+                u = design.rmatvec(alpha)
+            else:
+                u = design.csc.data.reshape(p.n_features, p.n_samples) @ alpha
+            u /= p.n_samples
         return certificate_from_dual_point(p.loss_code, self.z, alpha, p.y, p.sample_weight,
                                            self.w, u, p.l1, p.l2, p.positive)
 

@@ -22,4 +22,8 @@ class Solver(CdlearnSolver):
         self.solve(tol=1e-15, max_epochs=n_iter)
 
     def get_next(self, stop_val):
-        return stop_val + 1
+        # every epoch up to 10, then 30% steps: plain cyclic CD needs 40-70 epochs on
+        # 500 × 600 ρ = 0.6 at 1e-10, past benchopt's 40 runs with steps of 1, and with
+        # 10% steps its per-call decrease fell below benchopt's SufficientProgressCriterion
+        # (1e-10 × the largest, 3 calls in a row), which stopped it short of 1e-10
+        return stop_val + 1 if stop_val < 10 else int(stop_val * 1.3)
