@@ -369,6 +369,32 @@ def run_table5(out_dir: Path, full: bool) -> Path:
             rows.append((s, nnz, wall / passes, rel, paper, "run", cpu / passes))
             del alg, inst
             gc.collect()
+    # Per-column density at n/10 (same m): 10, 100 and 1000 nonzeros per column, the
+    # paper's three columns of Table 5 (its 1e9 does not fit at n = 10⁶ here)
+    dens = []  # (nonzeros per column, CPU s per n iterations)
+    for per in TABLE5_PER_COLUMN:
+        inst = make_instance(m, n // 10, per * (n // 10), supports[0], seed=0)
+        alg = Algorithm4(inst, q=0.0, seed=0)
+        cpu = math.inf
+        for _ in range(3):
+            c0 = alg.cpu_seconds
+            alg.run(passes * (n // 10))
+            cpu = min(cpu, alg.cpu_seconds - c0)
+        dens.append((per, cpu / passes))
+        del alg, inst
+        gc.collect()
+    _write_csv(out_dir / "table5_density.csv",
+               ["nonzeros_per_column", "cpu_seconds_per_n_iterations"], dens)
+    dens_ratio = [b[1] / a[1] for a, b in zip(dens, dens[1:], strict=False)]
+    # affine model of a step, t = c0 + c1·‖a_i‖₀, from the two densities at n (medians)
+    t10 = float(np.median([r[6] for r in rows if r[1] == nnzs[0]])) / n
+    t100 = float(np.median([r[6] for r in rows if r[1] == nnzs[1]])) / n
+    c1 = (t100 - t10) / ((nnzs[1] - nnzs[0]) / n)
+    c0 = t10 - c1 * nnzs[0] / n
+    p10 = np.median([PAPER_TABLE5[k][1e7] for k in PAPER_TABLE5]) / 1e6
+    p100 = np.median([PAPER_TABLE5[k][1e8] for k in PAPER_TABLE5]) / 1e6
+    pc1 = (p100 - p10) / 90
+    pc0 = p10 - 10 * pc1
     huge = 1_000_000_000 // scale
     fit_b, fit_a = _loglog_fit([r[1] for r in rows], [r[6] for r in rows])
     for s in supports:
@@ -427,12 +453,14 @@ def run_table5(out_dir: Path, full: bool) -> Path:
                   claim="time per n iterations grows ~linearly with ‖A‖₀ (10x denser: "
                         "4.3-6.9x) and does not depend on ‖x*‖₀",
                   ours=f"10x denser costs {min(ratios):.1f}-{max(ratios):.1f}x (CPU s); "
+                       f"100 -> 1000 per column {dens_ratio[1]:.1f}x; "
                        f"spread over ‖x*‖₀ {spread:.2f}x",
                   verdict=verdict,
                   reason=("same scaling as the paper" if verdict == "agrees" else
-                          "sublinear at 1/100 size: the residual vector fits in cache and "
-                          "per-step overhead dominates; the paper's regime is the full run"
-                          if not full else "scaling or ‖x*‖₀ effect differs, see the note"),
+                          f"a step costs {1e9 * c0:.0f} ns + {1e9 * c1:.0f} ns per nonzero "
+                          f"here (paper: {1e9 * pc0:.0f} + {1e9 * pc1:.0f}), so at 10 per "
+                          "column the fixed part dominates; linear beyond (100 -> 1000 per "
+                          f"column: {dens_ratio[1]:.1f}x, paper's 1e8 -> 1e9: 7.9-10.8x)"),
                   full=full, evidence="note.md#result")
     body = (
         f"Run: {'full (paper size)' if full else f'quick (sizes / {scale})'}: m = {m:,}, "
@@ -449,6 +477,21 @@ def run_table5(out_dir: Path, full: bool) -> Path:
         f"as the paper says (largest/smallest over ‖x*‖₀ at fixed ‖A‖₀: {spread:.2f}×; the "
         f"paper's: 1.38×). Verdict (10× denser costs 4–12× agrees, ≥ 2× partly; ‖x*‖₀ spread ≤ 1.5×): "
         f"**{verdict}**.\n\n"
+        "Why the ratio is lower than the paper's: a step costs a fixed part (drawing i, "
+        "reading its column's start, the soft-threshold; on a large instance mostly the "
+        "latency of the dependent cache misses: column, then the rows of g it points to) "
+        "plus a part per nonzero (the random reads and writes of g, which overlap). From "
+        f"the medians at 10 and 100 per column: {1e9 * c0:.0f} ns + {1e9 * c1:.1f} ns per "
+        f"nonzero here, against {1e9 * pc0:.0f} ns + {1e9 * pc1:.1f} ns per nonzero in the "
+        "paper's Table 5 (its own 1e7 and 1e8 columns). Our per-nonzero cost is "
+        f"{(pc1 / pc0) / (c1 / c0):.1f}× smaller relative to the fixed part, so 10 nonzeros per column "
+        "do not yet dominate a step: the ratio 10 → 100 per column is a property of the "
+        "memory system, not of the method. Where the nonzeros dominate, the time is "
+        f"linear in ‖A‖₀: with n = {n // 10:,} (same m; A fits) and "
+        + ", ".join(f"{p} per column {t:.3g} CPU s per n" for p, t in dens)
+        + f", 10× denser costs {dens_ratio[0]:.1f}× (10 → 100) and "
+        f"{dens_ratio[1]:.1f}× (100 → 1000; the paper's 1e8 → 1e9 step: 7.9–10.8×). The "
+        "verdict keeps the paper's own pair (1e7 → 1e8 at its size).\n\n"
         "‖A‖₀ = 1e9 is **huge, not run**: A alone needs 1e9 × 12 bytes = 12 GB (float64 "
         "values + int32 row indices; 16 GB with the generator's work arrays), twice the "
         "~6 GB this shared machine allows one job. "
@@ -648,6 +691,8 @@ def run_table6(out_dir: Path, full: bool) -> Path:
 
 # --------------------------------------------------------------------------- Table 7
 TABLE7_PAPER_NNZ = 2e10
+#: rcdc-table5's per-column densities at n/10: the paper's 1e7, 1e8, 1e9 at n = 10⁶
+TABLE5_PER_COLUMN = (10, 100, 1000)
 TABLE7_FULL_NS = [500_000, 823_000, 1_357_000, 2_236_000, 3_684_000, 6_070_000, 10_000_000]
 
 
