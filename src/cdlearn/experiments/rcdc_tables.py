@@ -693,7 +693,7 @@ def run_table6(out_dir: Path, full: bool) -> Path:
 TABLE7_PAPER_NNZ = 2e10
 #: rcdc-table5's per-column densities at n/10: the paper's 1e7, 1e8, 1e9 at n = 10⁶
 TABLE5_PER_COLUMN = (10, 100, 1000)
-TABLE7_FULL_NS = [500_000, 823_000, 1_357_000, 2_236_000, 3_684_000, 6_070_000, 10_000_000]
+TABLE7_FULL_NS = [500_000, 690_000, 952_000, 1_314_000, 1_813_000, 2_500_000]
 
 
 @register("rcdc-table7", title="RCDC Table 7: billion-variable Lasso (scaled family, extrapolated)",
@@ -705,7 +705,7 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     from ..report import new_figure, write_markdown
 
     out_dir = Path(out_dir)
-    # full: seven sizes a factor 1.65 apart whose residual vector (8m bytes: 40-800 MB) is
+    # full: six sizes a factor 1.38 apart whose residual vector (8m bytes: 40-200 MB) is
     # far beyond the 32 MB L3 cache, the regime of m = 10¹⁰ (every access a miss); smaller
     # sizes run from cache at a lower cost per nonzero and tilt the fitted exponent.
     # quick: five in-cache sizes (seconds; the fit is then extrapolated over 4.7 decades
