@@ -678,8 +678,9 @@ def run_fig3(out_dir: Path, full: bool) -> Path:
     m = 500, n = 1,000, ‖x*‖₀ = 100, λ = 1, x0 = 0, recorded every n/10 iterations until
     F(x_k) − F* ≤ 1e-14 (then a further 5 n). Writes ``fig3_curves.csv``,
     ``fig3_summary.csv`` (per sampling seed: k/n where cn_k first equals ‖x*‖₀, where
-    ‖x_k‖₀ peaks, where the support first equals supp(x*) for good), ``fig3.png``,
-    ``note.md``.
+    ‖x_k‖₀ peaks, where the support first equals supp(x*) for good), ``fig3_x_scale.csv``
+    and ``fig3_rows.csv`` (the same events against the size of x* and against m, all else
+    fixed), ``fig3.png``, ``note.md``.
     """
     from ..report import new_figure, write_markdown
 
