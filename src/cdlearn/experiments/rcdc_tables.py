@@ -761,7 +761,7 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     ax.set_xlabel("‖A‖₀ (nonzeros of A)")
     ax.set_ylabel("CPU seconds per pass (n iterations)")
     ax.set_title("time per pass against ‖A‖₀ (m = 10n, ‖A‖₀ = 20n)")
-    ax.legend()
+    ax.legend(loc="lower right", fontsize="small")
     fig.savefig(out_dir / "table7.png", dpi=120)
 
     lines = ["| n | m | ‖A‖₀ | ‖x*‖₀ | k/n | s (CPU s) | CPU s/pass | CPU ns/nonzero | "
