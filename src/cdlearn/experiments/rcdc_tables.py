@@ -719,11 +719,16 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     for n in ns:
         m, nnz, s = 10 * n, 20 * n, max(1, (16 * n) // 100)
         inst = make_instance(m, n, nnz, s, seed=0)
-        alg = Algorithm4(inst, q=0.0, seed=0)
-        r = run_decades(alg, target_decade=3, check_every=0.25, max_epochs=40.0,
-                        exact_rows=False)
-        per_pass = alg.cpu_seconds / (alg.k / n)
-        rows.append((n, m, nnz, s, alg.k / n, alg.seconds, alg.cpu_seconds, per_pass,
+        # full: the same run twice (same seed, same path, same work) and the smaller CPU
+        # time, so a burst of load on this shared machine does not tilt the fit
+        cpu = math.inf
+        for _ in range(2 if full else 1):
+            alg = Algorithm4(inst, q=0.0, seed=0)
+            r = run_decades(alg, target_decade=3, check_every=0.25, max_epochs=40.0,
+                            exact_rows=False)
+            cpu = min(cpu, alg.cpu_seconds)
+        per_pass = cpu / (alg.k / n)
+        rows.append((n, m, nnz, s, alg.k / n, alg.seconds, cpu, per_pass,
                      per_pass / nnz * 1e9, r.rows[-1][0], inst.gen_seconds, _peak_rss_gb()))
         runs[n] = r
         del alg, inst
@@ -784,7 +789,8 @@ def run_table7(out_dir: Path, full: bool) -> Path:
         "residual 1e-3, as Table 7.\n\n" + "\n".join(lines) + "\n\n"
         f"Decades on the largest instance (n = {ns[-1]:,}):\n\n" + "\n".join(dec) + "\n\n"
         "Times are kernel time; the fit uses CPU seconds of the kernel's thread, since wall "
-        "seconds on this shared 2-core machine include time lost to other jobs.\n\n"
+        "seconds on this shared 2-core machine include time lost to other jobs"
+        + (" (full: the smaller of two identical runs per size)" if full else "") + ".\n\n"
         + ("Fitted sizes: the residual vector g (8m bytes) takes "
            f"{80 * ns[0] / 1e6:.0f}–{80 * ns[-1] / 1e6:.0f} MB, far beyond this machine's "
            "32 MB L3 cache, so every size is in the regime of m = 10¹⁰ (each nonzero a "
