@@ -369,6 +369,32 @@ def run_table5(out_dir: Path, full: bool) -> Path:
             rows.append((s, nnz, wall / passes, rel, paper, "run", cpu / passes))
             del alg, inst
             gc.collect()
+    # Per-column density at n/10 (same m): 10, 100 and 1000 nonzeros per column, the
+    # paper's three columns of Table 5 (its 1e9 does not fit at n = 10⁶ here)
+    dens = []  # (nonzeros per column, CPU s per n iterations)
+    for per in TABLE5_PER_COLUMN:
+        inst = make_instance(m, n // 10, per * (n // 10), supports[0], seed=0)
+        alg = Algorithm4(inst, q=0.0, seed=0)
+        cpu = math.inf
+        for _ in range(3):
+            c0 = alg.cpu_seconds
+            alg.run(passes * (n // 10))
+            cpu = min(cpu, alg.cpu_seconds - c0)
+        dens.append((per, cpu / passes))
+        del alg, inst
+        gc.collect()
+    _write_csv(out_dir / "table5_density.csv",
+               ["nonzeros_per_column", "cpu_seconds_per_n_iterations"], dens)
+    dens_ratio = [b[1] / a[1] for a, b in zip(dens, dens[1:], strict=False)]
+    # affine model of a step, t = c0 + c1·‖a_i‖₀, from the two densities at n (medians)
+    t10 = float(np.median([r[6] for r in rows if r[1] == nnzs[0]])) / n
+    t100 = float(np.median([r[6] for r in rows if r[1] == nnzs[1]])) / n
+    c1 = (t100 - t10) / ((nnzs[1] - nnzs[0]) / n)
+    c0 = t10 - c1 * nnzs[0] / n
+    p10 = np.median([PAPER_TABLE5[k][1e7] for k in PAPER_TABLE5]) / 1e6
+    p100 = np.median([PAPER_TABLE5[k][1e8] for k in PAPER_TABLE5]) / 1e6
+    pc1 = (p100 - p10) / 90
+    pc0 = p10 - 10 * pc1
     huge = 1_000_000_000 // scale
     fit_b, fit_a = _loglog_fit([r[1] for r in rows], [r[6] for r in rows])
     for s in supports:
@@ -427,12 +453,14 @@ def run_table5(out_dir: Path, full: bool) -> Path:
                   claim="time per n iterations grows ~linearly with ‖A‖₀ (10x denser: "
                         "4.3-6.9x) and does not depend on ‖x*‖₀",
                   ours=f"10x denser costs {min(ratios):.1f}-{max(ratios):.1f}x (CPU s); "
+                       f"100 -> 1000 per column {dens_ratio[1]:.1f}x; "
                        f"spread over ‖x*‖₀ {spread:.2f}x",
                   verdict=verdict,
                   reason=("same scaling as the paper" if verdict == "agrees" else
-                          "sublinear at 1/100 size: the residual vector fits in cache and "
-                          "per-step overhead dominates; the paper's regime is the full run"
-                          if not full else "scaling or ‖x*‖₀ effect differs, see the note"),
+                          f"a step costs {1e9 * c0:.0f} ns + {1e9 * c1:.0f} ns per nonzero "
+                          f"here (paper: {1e9 * pc0:.0f} + {1e9 * pc1:.0f}), so at 10 per "
+                          "column the fixed part dominates; linear beyond (100 -> 1000 per "
+                          f"column: {dens_ratio[1]:.1f}x, paper's 1e8 -> 1e9: 7.9-10.8x)"),
                   full=full, evidence="note.md#result")
     body = (
         f"Run: {'full (paper size)' if full else f'quick (sizes / {scale})'}: m = {m:,}, "
@@ -449,6 +477,21 @@ def run_table5(out_dir: Path, full: bool) -> Path:
         f"as the paper says (largest/smallest over ‖x*‖₀ at fixed ‖A‖₀: {spread:.2f}×; the "
         f"paper's: 1.38×). Verdict (10× denser costs 4–12× agrees, ≥ 2× partly; ‖x*‖₀ spread ≤ 1.5×): "
         f"**{verdict}**.\n\n"
+        "Why the ratio is lower than the paper's: a step costs a fixed part (drawing i, "
+        "reading its column's start, the soft-threshold; on a large instance mostly the "
+        "latency of the dependent cache misses: column, then the rows of g it points to) "
+        "plus a part per nonzero (the random reads and writes of g, which overlap). From "
+        f"the medians at 10 and 100 per column: {1e9 * c0:.0f} ns + {1e9 * c1:.1f} ns per "
+        f"nonzero here, against {1e9 * pc0:.0f} ns + {1e9 * pc1:.1f} ns per nonzero in the "
+        "paper's Table 5 (its own 1e7 and 1e8 columns). Our per-nonzero cost is "
+        f"{(pc1 / pc0) / (c1 / c0):.1f}× smaller relative to the fixed part, so 10 nonzeros per column "
+        "do not yet dominate a step: the ratio 10 → 100 per column is a property of the "
+        "memory system, not of the method. Where the nonzeros dominate, the time is "
+        f"linear in ‖A‖₀: with n = {n // 10:,} (same m; A fits) and "
+        + ", ".join(f"{p} per column {t:.3g} CPU s per n" for p, t in dens)
+        + f", 10× denser costs {dens_ratio[0]:.1f}× (10 → 100) and "
+        f"{dens_ratio[1]:.1f}× (100 → 1000; the paper's 1e8 → 1e9 step: 7.9–10.8×). The "
+        "verdict keeps the paper's own pair (1e7 → 1e8 at its size).\n\n"
         "‖A‖₀ = 1e9 is **huge, not run**: A alone needs 1e9 × 12 bytes = 12 GB (float64 "
         "values + int32 row indices; 16 GB with the generator's work arrays), twice the "
         "~6 GB this shared machine allows one job. "
@@ -648,6 +691,9 @@ def run_table6(out_dir: Path, full: bool) -> Path:
 
 # --------------------------------------------------------------------------- Table 7
 TABLE7_PAPER_NNZ = 2e10
+#: rcdc-table5's per-column densities at n/10: the paper's 1e7, 1e8, 1e9 at n = 10⁶
+TABLE5_PER_COLUMN = (10, 100, 1000)
+TABLE7_FULL_NS = [500_000, 690_000, 952_000, 1_314_000, 1_813_000, 2_500_000]
 
 
 @register("rcdc-table7", title="RCDC Table 7: billion-variable Lasso (scaled family, extrapolated)",
@@ -659,9 +705,12 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     from ..report import new_figure, write_markdown
 
     out_dir = Path(out_dir)
-    # five sizes a factor ~2-3 apart, so the fit has residuals to estimate its error from
-    ns = ([100_000, 300_000, 1_000_000, 3_000_000, 10_000_000] if full
-          else [1_000, 2_000, 5_000, 10_000, 20_000])
+    # full: six sizes a factor 1.38 apart whose residual vector (8m bytes: 40-200 MB) is
+    # far beyond the 32 MB L3 cache, the regime of m = 10¹⁰ (every access a miss); smaller
+    # sizes run from cache at a lower cost per nonzero and tilt the fitted exponent.
+    # quick: five in-cache sizes (seconds; the fit is then extrapolated over 4.7 decades
+    # from another regime, which its band shows)
+    ns = (TABLE7_FULL_NS if full else [1_000, 2_000, 5_000, 10_000, 20_000])
     for n in ns:  # memory estimate: A + v*, g and one length-m temporary + generator's b
         est = 20 * n * BYTES_PER_NNZ + 3 * 10 * n * 8 + 12 * n * 8
         if est > MEMORY_BUDGET:
@@ -670,11 +719,16 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     for n in ns:
         m, nnz, s = 10 * n, 20 * n, max(1, (16 * n) // 100)
         inst = make_instance(m, n, nnz, s, seed=0)
-        alg = Algorithm4(inst, q=0.0, seed=0)
-        r = run_decades(alg, target_decade=3, check_every=0.25, max_epochs=40.0,
-                        exact_rows=False)
-        per_pass = alg.cpu_seconds / (alg.k / n)
-        rows.append((n, m, nnz, s, alg.k / n, alg.seconds, alg.cpu_seconds, per_pass,
+        # full: the same run twice (same seed, same path, same work) and the smaller CPU
+        # time, so a burst of load on this shared machine does not tilt the fit
+        cpu = math.inf
+        for _ in range(2 if full else 1):
+            alg = Algorithm4(inst, q=0.0, seed=0)
+            r = run_decades(alg, target_decade=3, check_every=0.25, max_epochs=40.0,
+                            exact_rows=False)
+            cpu = min(cpu, alg.cpu_seconds)
+        per_pass = cpu / (alg.k / n)
+        rows.append((n, m, nnz, s, alg.k / n, alg.seconds, cpu, per_pass,
                      per_pass / nnz * 1e9, r.rows[-1][0], inst.gen_seconds, _peak_rss_gb()))
         runs[n] = r
         del alg, inst
@@ -704,11 +758,15 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     paper_per_pass = PAPER_TABLE7[-1][3] * 3600 / PAPER_TABLE7[-1][0]
     ax.loglog([TABLE7_PAPER_NNZ], [paper_per_pass], "kx", ms=10, mew=2,
               label="paper Table 7 (22.65 h / 16 passes)")
+    kn_big = runs[ns[-1]].rows[-1][1] if runs[ns[-1]].rows[-1][0] >= 3 else math.nan
+    if math.isfinite(kn_big) and kn_big > 0:
+        ax.axhline(86400.0 / kn_big, color="gray", ls="--", lw=0.8,
+                   label=f"one day / our {kn_big:.0f} passes to 1e-3")
 
     ax.set_xlabel("‖A‖₀ (nonzeros of A)")
     ax.set_ylabel("CPU seconds per pass (n iterations)")
     ax.set_title("time per pass against ‖A‖₀ (m = 10n, ‖A‖₀ = 20n)")
-    ax.legend()
+    ax.legend(loc="lower right", fontsize="small")
     fig.savefig(out_dir / "table7.png", dpi=120)
 
     lines = ["| n | m | ‖A‖₀ | ‖x*‖₀ | k/n | s (CPU s) | CPU s/pass | CPU ns/nonzero | "
@@ -731,14 +789,24 @@ def run_table7(out_dir: Path, full: bool) -> Path:
         "residual 1e-3, as Table 7.\n\n" + "\n".join(lines) + "\n\n"
         f"Decades on the largest instance (n = {ns[-1]:,}):\n\n" + "\n".join(dec) + "\n\n"
         "Times are kernel time; the fit uses CPU seconds of the kernel's thread, since wall "
-        "seconds on this shared 2-core machine include time lost to other jobs.\n\n"
-        f"Time per pass grows like ‖A‖₀^{beta:.2f} (log-log fit over the {len(rows)} sizes; "
+        "seconds on this shared 2-core machine include time lost to other jobs"
+        + (" (full: the smaller of two identical runs per size)" if full else "") + ".\n\n"
+        + ("Fitted sizes: the residual vector g (8m bytes) takes "
+           f"{80 * ns[0] / 1e6:.0f}–{80 * ns[-1] / 1e6:.0f} MB, far beyond this machine's "
+           "32 MB L3 cache, so every size is in the regime of m = 10¹⁰ (each nonzero a "
+           "random access that misses the caches); sizes whose g fits in cache run at a "
+           "lower cost per nonzero and would tilt the fitted exponent.\n\n" if full else
+           "Quick sizes: g fits in the caches here, a cheaper regime than m = 10¹⁰, and the "
+           "fit is extrapolated over more than four decades, so its band is wide; the "
+           "full run fits sizes beyond the caches.\n\n")
+        + f"Time per pass grows like ‖A‖₀^{beta:.2f} (log-log fit over the {len(rows)} sizes; "
         f"standard error of the exponent {se_beta:.2f}; the 95% prediction band at "
         f"‖A‖₀ = 2·10¹⁰ is ×/÷ {band:.1f}, i.e. {per_pass_big / band:.0f}–"
         f"{per_pass_big * band:.0f} s per pass, and it assumes the trend continues over "
         f"{math.log10(TABLE7_PAPER_NNZ / rows[-1][2]):.1f} more decades). The cost "
-        "per nonzero grows with m because the residual vector leaves the caches: "
-        "every nonzero is a random access to a length-m vector. Extrapolated to "
+        f"per nonzero is {min(r[8] for r in rows):.0f}–{max(r[8] for r in rows):.0f} CPU "
+        "ns over these sizes; every nonzero is a random access to a length-m vector, "
+        "cheaper while that vector fits in the caches. Extrapolated to "
         f"‖A‖₀ = 2·10¹⁰: {per_pass_big:.0f} s per pass by the fit, {per_pass_lin:.0f} s by "
         "linear scaling from the largest run (a floor: at m = 10¹⁰ every access misses "
         "cache and TLB); the paper's Table 7 took 1.43 h for the first pass and "
@@ -752,9 +820,12 @@ def run_table7(out_dir: Path, full: bool) -> Path:
     # passes of our largest run and the upper end of the fit's 95% band
     hours = kn3 * per_pass_big / 3600 if math.isfinite(kn3) else math.inf
     verdict = ("agrees" if hours * band < 24.0 else "partly" if hours < 24.0 else "no")
+    paper_passes = PAPER_TABLE7[-1][0]
     body += (f"\nVerdict (time to 1e-3 at ‖A‖₀ = 2·10¹⁰, extrapolated, below a day even at "
              f"the upper end of the 95% band): {hours:.1f} h, band up to {hours * band:.1f} h "
-             f"→ **{verdict}**.\n")
+             f"→ **{verdict}**. With the paper's {paper_passes} passes instead of ours: "
+             f"{paper_passes * per_pass_big / 3600:.1f} h, band up to "
+             f"{paper_passes * per_pass_big * band / 3600:.1f} h.\n")
     write_markdown(out_dir / "note.md",
                    "RCDC Table 7: a billion variables (scaled family, extrapolated)",
                    [("Result", body)])
