@@ -151,3 +151,27 @@ def test_capped_set_with_intercept_and_zero_weights_matches_dropping_the_rows():
     assert res.converged and ref.converged and res.info["block_steps"] >= 1
     assert res.intercept == pytest.approx(ref.intercept, rel=1e-7)
     assert np.max(np.abs(res.w - ref.w)) <= 1e-7 * np.max(np.abs(ref.w))
+
+
+def test_capped_set_with_intercept_and_weights_matches_sklearn_saga():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _correlated(200, 60, seed=21)
+    y[:30] = 1.0
+    sw = np.random.default_rng(2).uniform(0.5, 2.0, size=200)
+    lam = 0.03 * float(np.abs(X.T @ y).max()) / 200
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+                        sample_weight=sw, tol=1e-14, max_epochs=500)
+    assert res.solver == "newton-cd" and res.converged and res.info["block_steps"] >= 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LogisticRegression(solver="saga", C=1.0 / (lam * 200), l1_ratio=1.0, tol=1e-12,
+                                 max_iter=200_000).fit(X, y, sample_weight=sw)
+
+    def P(w, b):
+        return (sw * np.logaddexp(0.0, -y * (X @ w + b))).sum() / 200 + lam * np.abs(w).sum()
+
+    p_ref = P(ref.coef_.ravel(), ref.intercept_[0])
+    assert abs(P(res.w, res.intercept) - p_ref) <= 1e-12 * p_ref
+    assert np.max(np.abs(res.w - ref.coef_.ravel())) <= 1e-8 * np.max(np.abs(res.w))
+    assert res.intercept == pytest.approx(ref.intercept_[0], rel=1e-8)
