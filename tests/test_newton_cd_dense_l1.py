@@ -101,3 +101,77 @@ def test_auto_runs_newton_cd_on_dense_l1_logistic(n, d, expected):
     assert solver == expected
     if expected == "newton-cd":
         assert "proximal Newton" in reason
+
+
+def test_first_working_set_is_capped_and_the_optimum_unchanged():
+    # at w = 0 newGLMNET's set holds every violator (here > 20): the dense l1 path keeps
+    # the WS_START largest (plus the intercept) and still reaches scikit-learn's optimum
+    from cdlearn.solvers import newton_cd
+
+    X, y = _correlated(200, 80, seed=11, rho=0.3)
+    lam = 0.15 * float(np.abs(X.T @ y).max()) / (2 * 200)
+    prob = make_problem(X, y, loss="logistic", penalty="l1", lam=lam)
+    state = NewtonCDState(prob)
+    state.certificate()
+    violators = int(np.sum(np.abs(state.g[:80]) > lam))  # 37
+    assert violators > newton_cd.WS_START
+    state.run_epoch()
+    assert state.last["n_ws"] == newton_cd.WS_START
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, tol=1e-14,
+                        max_epochs=300)
+    assert res.solver == "newton-cd" and res.converged
+    w_ref = _sklearn_l1(X, y, lam)
+    p_ref = primal_value(1, X @ w_ref, y, np.ones(200), w_ref, lam, 0.0)
+    assert res.primal <= p_ref * (1 + 1e-12)
+    assert res.primal - res.gap <= p_ref * (1 + 1e-13)
+    assert np.max(np.abs(res.w - w_ref)) <= 1e-7 * np.max(np.abs(w_ref))
+
+
+def test_capped_set_with_intercept_and_zero_weights_matches_dropping_the_rows():
+    # zero weights: sqrt(D_i) = 0, so X_ws Δ is gathered from the columns, not read from
+    # sqrt(D)·X_ws; the rows with weight 0 cannot change the optimum
+    X, y = _correlated(300, 60, seed=12)
+    y[:50] = 1.0
+    sw = np.random.default_rng(13).uniform(0.5, 2.0, size=300)
+    sw[::7] = 0.0
+    lam = 0.03 * float(np.abs(X.T @ y).max()) / 300
+    kw = dict(loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+              solver="newton-cd", tol=1e-14, max_epochs=300)
+    res = cdlearn.solve(X, y, sample_weight=sw, **kw)
+    keep = sw > 0
+    # P averages over n: dropping rows rescales the loss by n/n_kept, so lam too
+    ref = cdlearn.solve(X[keep], y[keep], sample_weight=sw[keep],
+                        **dict(kw, lam=lam * 300 / keep.sum(), hessian="data"))
+    prob = make_problem(X, y, loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+                        sample_weight=sw)
+    state = NewtonCDState(prob)
+    state.certificate()
+    state.run_epoch()
+    assert state.last["n_ws"] <= 21  # WS_START features and the intercept
+    assert res.converged and ref.converged and res.info["block_steps"] >= 1
+    assert res.intercept == pytest.approx(ref.intercept, rel=1e-7)
+    assert np.max(np.abs(res.w - ref.w)) <= 1e-7 * np.max(np.abs(ref.w))
+
+
+def test_capped_set_with_intercept_and_weights_matches_sklearn_saga():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = _correlated(200, 60, seed=21)
+    y[:30] = 1.0
+    sw = np.random.default_rng(2).uniform(0.5, 2.0, size=200)
+    lam = 0.03 * float(np.abs(X.T @ y).max()) / 200
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l1", lam=lam, fit_intercept=True,
+                        sample_weight=sw, tol=1e-14, max_epochs=500)
+    assert res.solver == "newton-cd" and res.converged and res.info["block_steps"] >= 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = LogisticRegression(solver="saga", C=1.0 / (lam * 200), l1_ratio=1.0, tol=1e-12,
+                                 max_iter=200_000).fit(X, y, sample_weight=sw)
+
+    def P(w, b):
+        return (sw * np.logaddexp(0.0, -y * (X @ w + b))).sum() / 200 + lam * np.abs(w).sum()
+
+    p_ref = P(ref.coef_.ravel(), ref.intercept_[0])
+    assert abs(P(res.w, res.intercept) - p_ref) <= 1e-12 * p_ref
+    assert np.max(np.abs(res.w - ref.coef_.ravel())) <= 1e-8 * np.max(np.abs(res.w))
+    assert res.intercept == pytest.approx(ref.intercept_[0], rel=1e-8)

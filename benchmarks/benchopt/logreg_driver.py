@@ -205,6 +205,8 @@ def main(argv=None):
     ap.add_argument("--only", default="", help="substring of the case names to run")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cap", type=float, default=60.0, help="CPU seconds per solver and case")
+    ap.add_argument("--peers", default="",
+                    help="comma-separated peer names to keep (default: all of the benchmark's)")
     ap.add_argument("--out", default=None, help="directory for benchopt_logreg.md")
     args = ap.parse_args(argv)
     warnings.filterwarnings("ignore")
@@ -218,6 +220,9 @@ def main(argv=None):
             lmbd = par if penalty == "l2" else par * float(np.abs(X.T @ y).max()) / 2.0
             value = _Value(X, y, penalty, lmbd)
             table = solvers(penalty, X, y, lmbd)
+            if args.peers:
+                keep = {"cdlearn", *args.peers.split(",")}
+                table = {k: v for k, v in table.items() if k in keep}
             tight = {"cdlearn": 1e-15, "sklearn-lbfgs": 10_000, "skglm": 1000}
             f_ref = min(value(table[k][0](b)) for k, b in tight.items() if k in table)
             runs = {}
