@@ -29,12 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
-from .penalties import (
-    _max_abs,
-    _penalty_conjugate,
-    _penalty_fenchel_young,
-    _penalty_value,
-)
+from . import penalties
 
 MULTI_SQUARED, MULTINOMIAL = 0, 1
 
@@ -186,14 +181,14 @@ def _row_fenchel_young(W, U, l1, l2):
 def penalty_value(W, l1, l2, group):
     """``λ1 Ω(W) + λ2/2 ‖W‖²_F`` (Ω row-group if ``group``, else elementwise l1)."""
     if not group:
-        return float(_penalty_value(W.ravel(), l1, l2))
+        return penalties.penalty_value(W.ravel(), l1, l2)
     return float(l1 * _row_norms(W).sum() + 0.5 * l2 * np.vdot(W, W))
 
 
 def penalty_conjugate(U, l1, l2, group):
     """``(λg)*(U)``: Σ (‖U_j‖ − λ1)₊²/(2λ2) (rows or entries); an indicator for λ2 = 0."""
     if not group:
-        return float(_penalty_conjugate(U.ravel(), l1, l2, False))
+        return penalties.penalty_conjugate(U.ravel(), l1, l2)
     excess = _row_norms(U) - l1
     if l2 > 0:
         return float(np.sum(np.maximum(excess, 0.0) ** 2) / (2.0 * l2))
@@ -203,7 +198,7 @@ def penalty_conjugate(U, l1, l2, group):
 def penalty_fenchel_young(W, U, l1, l2, group):
     """``λg(W) + (λg)*(U) − ⟨W, U⟩ ≥ 0`` summed without cancellation."""
     if not group:
-        return float(_penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2, False))
+        return penalties.penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2)
     return float(_row_fenchel_young(W, U, l1, l2))
 
 
@@ -211,5 +206,7 @@ def dual_feasible_scale(U, l1, l2, group):
     """``c ∈ (0, 1]`` with ``cU`` in the dual domain (bounded only when ``λ2 = 0``)."""
     if l2 > 0:
         return 1.0
-    top = float(_row_norms(U).max(initial=0.0)) if group else float(_max_abs(U.ravel()))
+    if not group:
+        return penalties.dual_feasible_scale(U.ravel(), l1, l2)
+    top = float(_row_norms(U).max(initial=0.0))
     return 1.0 if top <= l1 else l1 / top
