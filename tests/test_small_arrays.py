@@ -105,3 +105,26 @@ def test_gram_cd_anderson_weights_match_the_kernel():
     hist[3] = hist[2]  # a zero difference: UUᵀ singular
     assert not _anderson_weights(hist, 5)[1]
     assert anderson_weights(hist) is None
+
+
+def test_multinomial_sums_match_the_loops():
+    from cdlearn import multi_objectives as mo
+
+    rng = np.random.default_rng(7)
+    n, K = 200, 5
+    Z = 3.0 * rng.standard_normal((n, K))
+    labels = rng.integers(0, K, n)
+    sw = rng.uniform(0.5, 2.0, n)
+    sw[:4] = 0.0
+    P, P_loop = np.empty_like(Z), np.empty_like(Z)
+    np.testing.assert_allclose(mo.softmax_rows(Z, P), mo._softmax_rows_loop(Z, P_loop),
+                               rtol=1e-14)
+    np.testing.assert_allclose(P, P_loop, rtol=1e-13, atol=1e-300)
+    for c in (1.0, 0.7):
+        forms, loops = mo.multinomial_sums(Z, labels, sw, c), mo._multinomial_sums_loop(
+            Z, labels, sw, c)
+        assert all(_rel(a, b) < 1e-13 for a, b in zip(forms, loops, strict=True)), (forms, loops)
+    G, G_loop = Z.copy(), Z.copy()
+    value = mo.multinomial_loss_gradient(G, labels, sw, 1.0 / n)
+    assert _rel(value, mo._multinomial_loss_gradient_loop(G_loop, labels, sw, 1.0 / n)) < 1e-14
+    np.testing.assert_allclose(G, G_loop, rtol=1e-13, atol=1e-17)
