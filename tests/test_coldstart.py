@@ -108,11 +108,14 @@ print(json.dumps(out))
 
 def test_small_first_fits_compile_at_most_the_cd_epoch(tmp_path):
     # numpy forms of the certificates, scans and per-call helpers below
-    # cdlearn.data.SMALL_ARRAY, ridge's closed form: Ridge, LogisticRegression and
-    # LinearSVC (binary and multinomial) compile nothing, the Lasso only gram-cd's
-    # epoch (were 15-25 functions each)
+    # cdlearn.data.SMALL_ARRAY, ridge's closed form: Ridge and the multinomial compile
+    # nothing, LogisticRegression and LinearSVC (newton-cg) the Cholesky of their
+    # preconditioner, the Lasso gram-cd's epoch (were 15-25 functions each)
     out = json.loads(_python(["-c", SMALL_FITS], tmp_path).strip().splitlines()[-1])
-    assert out == {"Ridge": [], "LogisticRegression": [], "LinearSVC": [], "multinomial": [],
+    assert out == {"Ridge": [],
+                   "LogisticRegression": ["kernels.newton_cd.cholesky_factor",
+                                          "kernels.newton_cd.cholesky_apply"],
+                   "LinearSVC": [], "multinomial": [],
                    "Lasso": ["kernels.gram_cd.gram_cd_epoch", "penalties.coordinate_prox_step",
                              "penalties.soft_threshold"],
                    "ElasticNet": []}

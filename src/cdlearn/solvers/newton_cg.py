@@ -80,9 +80,12 @@ RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
 _DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense preconditioner
 
 
-# numpy stand-ins for the kernels on arrays of at most SMALL_ARRAY entries (SMALL_ARRAY
-# coefficients of a factor), where they cost less than compiling the kernels on a
-# first fit (issue 22); same values up to rounding (tests/test_small_arrays.py).
+# numpy stand-ins for the kernels on arrays of at most SMALL_ARRAY entries, where they
+# cost less than compiling the kernels on a first fit (issue 22); same values up to
+# rounding (tests/test_small_arrays.py). Not the Cholesky kernels: on the near-singular
+# preconditioner of a wide problem at λ = 1e-18 LAPACK's triangular solves (rounded
+# otherwise) left newton-cg 1.3e-7 relative from the least-norm solution, the kernels
+# 3e-9 (scikit-learn's test_regularization_limits_ridge[asarray-wide-False-lsqr-*]).
 def _newton_weights(code, z, y, sw, inv_n, c, D) -> float:
     """:func:`cdlearn.kernels.newton_cd.newton_weights`."""
     if z.shape[0] > SMALL_ARRAY:
@@ -106,27 +109,6 @@ def _axpy(a, x, y):
         axpy(a, x, y)
     else:
         y += a * x
-
-
-def _cholesky_factor(A) -> bool:
-    """:func:`cdlearn.kernels.newton_cd.cholesky_factor` (LAPACK's on small A)."""
-    if A.size > SMALL_ARRAY:
-        return cholesky_factor(A)
-    try:
-        A[:, :] = np.linalg.cholesky(A)
-    except np.linalg.LinAlgError:
-        return False
-    return True
-
-
-def _cholesky_apply(L, x):
-    """:func:`cdlearn.kernels.newton_cd.cholesky_apply`."""
-    if L.size > SMALL_ARRAY:
-        cholesky_apply(L, x)
-    else:
-        import scipy.linalg  # here: not every process that imports cdlearn needs it
-
-        x[:] = scipy.linalg.cho_solve((L, True), x, check_finite=False)
 
 
 class NewtonCGState(PrimalIterate):
@@ -334,7 +316,7 @@ class NewtonCGState(PrimalIterate):
                 reg[d] = floor if floor > 0.0 else (p.l2 if p.l2 > 0.0 else 1.0)
             H[np.diag_indices(self.m)] += reg
             self.n_gram += 1
-            if not _cholesky_factor(H):  # rounding: factor the diagonal instead
+            if not cholesky_factor(H):  # rounding: factor the diagonal instead
                 H[:, :] = 0.0
                 H[np.diag_indices(self.m)] = np.sqrt(diag + reg)
             entries += self.m ** 3 // 3
@@ -343,7 +325,7 @@ class NewtonCGState(PrimalIterate):
 
         def solve(v, out):
             out[:] = v
-            _cholesky_apply(L, out)
+            cholesky_apply(L, out)
             return out
 
         return solve, min(self.cg_eta, gnorm / self._g0), entries
