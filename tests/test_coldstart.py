@@ -81,6 +81,46 @@ def test_lasso_first_fit_compile_count_and_warmup(tmp_path):
     assert json.loads(out.strip().splitlines()[-1]) == []
 
 
+#: issue 22's estimators, each fitted first in a fresh process on a small problem
+SMALL_FITS = """
+import json, warnings
+import numpy as np
+import cdlearn
+from cdlearn.compile_stats import CompileRecorder
+rng = np.random.default_rng(0)
+X = rng.standard_normal((300, 12))
+y = X @ rng.standard_normal(12) + 0.5 * rng.standard_normal(300)
+labels = (y > 0).astype(int)
+warnings.simplefilter("ignore")
+out = {}
+for name, model, target in [("Ridge", cdlearn.Ridge(), y),
+                            ("LogisticRegression", cdlearn.LogisticRegression(), labels),
+                            ("LinearSVC", cdlearn.LinearSVC(), labels),
+                            ("multinomial", cdlearn.LogisticRegression(), np.arange(300) % 3),
+                            ("Lasso", cdlearn.Lasso(alpha=0.05), y),
+                            ("ElasticNet", cdlearn.ElasticNet(alpha=0.05), y)]:
+    with CompileRecorder() as rec:
+        model.fit(X, target)
+    out[name] = rec.names()
+print(json.dumps(out))
+"""
+
+
+def test_small_first_fits_compile_at_most_the_cd_epoch(tmp_path):
+    # numpy forms of the certificates, scans and per-call helpers below
+    # cdlearn.data.SMALL_ARRAY, ridge's closed form: Ridge and the multinomial compile
+    # nothing, LogisticRegression and LinearSVC (newton-cg) the Cholesky of their
+    # preconditioner, the Lasso gram-cd's epoch (were 15-25 functions each)
+    out = json.loads(_python(["-c", SMALL_FITS], tmp_path).strip().splitlines()[-1])
+    assert out == {"Ridge": [],
+                   "LogisticRegression": ["kernels.newton_cd.cholesky_factor",
+                                          "kernels.newton_cd.cholesky_apply"],
+                   "LinearSVC": [], "multinomial": [],
+                   "Lasso": ["kernels.gram_cd.gram_cd_epoch", "penalties.coordinate_prox_step",
+                             "penalties.soft_threshold"],
+                   "ElasticNet": []}
+
+
 def test_warmup_only_matching_nothing_is_an_error():
     from cdlearn.warmup import warmup
 

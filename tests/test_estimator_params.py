@@ -206,7 +206,7 @@ def test_ridge_solver_names(solver, method):
     X, y = _problem(False, n=80, d=6)
     ours = Ridge(alpha=3.0, solver=solver, **TIGHT).fit(X, y)
     # solver_ is the scikit-learn name given (as scikit-learn's); the method runs under it
-    assert ours.solver_ == (solver if method is not None else "newton-cd")
+    assert ours.solver_ == (solver if method is not None else "gram-cd")  # closed form
     ref = sk.Ridge(alpha=3.0, solver="cholesky").fit(X, y)  # closed form
 
     def f(m):

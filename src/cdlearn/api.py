@@ -183,6 +183,8 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
       features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
       sets with Anderson extrapolation (ahead of celer and skglm on the
       benchmark's wide Lasso cases, benchmarks/results);
+    - ridge (squared loss, l2) when ``XᵀX`` is small and cheap to form (the rule
+      below): its closed form, a Cholesky solve (``gram-cd``'s ridge step);
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
       (:func:`cdlearn.solvers.newton_cd.choose_hessian` gives the Gram form:
       few features, e.g. a9a, w8a, ijcnn1): ``newton-cd``, a primal method
@@ -220,6 +222,11 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
                          "(ws-cd)")
     if choose_hessian(problem) == "gram":
         m = problem.n_features + int(problem.fit_intercept)
+        if problem.loss == "squared" and problem.penalty == "l2" and problem.l2 > 0.0:
+            return "gram-cd", (
+                f"ridge, {problem.n_features} features: XᵀX costs "
+                f"{gram_work(problem) / max(problem.design.nnz, 1):.3g} data passes; the closed "
+                "form by Cholesky of XᵀX/n + λI (gram-cd), no CD epochs")
         # the squared loss: newton-cd solves its quadratic in one Gram-form step
         if (not problem.design.is_sparse and problem.penalty == "l2" and problem.l2 > 0.0
                 and problem.loss != "squared"):

@@ -48,6 +48,18 @@ _INT32_MAX = np.iinfo(np.int32).max
 #: rescaled (the caller knows best how to scale it).
 MAX_ABS_VALUE = 1e50
 
+#: Arrays of at most this many entries take numpy forms of the numba loops (here and
+#: in the certificates of :mod:`cdlearn.losses` / :mod:`cdlearn.penalties`). On an
+#: empty numba cache each numba function costs 0.2-0.3 s to compile, more than the
+#: numpy form loses on such arrays over a whole fit (issue 22: a first fit on a small
+#: problem within 3 s); above it the loops, which make no temporaries, are faster.
+#: 2^14: a logistic certificate in numpy takes 4-6× the loop's time (exp and log1p
+#: over temporaries), so a9a's 32,561 samples keep the loop.
+SMALL_ARRAY = 1 << 14
+#: The same for a pass made once per fit (the validation scan, a layout copy): up to
+#: this many entries numpy's pass (a few ms) costs less than one compilation.
+SMALL_INPUT = 1 << 17
+
 
 @njit(cache=True)
 def _compressed_statistics(data, indices, indptr, major_sq, minor_sq, major_nnz, minor_nnz):
@@ -121,6 +133,8 @@ def _raveled(A, order: str) -> np.ndarray:
     elif order == "C" and A.flags.f_contiguous:
         M = A.T
     else:
+        return np.ascontiguousarray(A.ravel(order=order))
+    if A.size <= SMALL_INPUT:
         return np.ascontiguousarray(A.ravel(order=order))
     out = np.empty(A.size, dtype=A.dtype)
     _transposed(M, out)
@@ -225,8 +239,31 @@ _INF_BITS = {8: 0x7FF0000000000000, 4: 0x7F800000}
 _UINT = {8: np.uint64, 4: np.uint32}
 
 
-@njit(cache=True)
 def _scan(bits, sign):
+    """:func:`_scan_loop`, as numpy expressions for up to :data:`SMALL_INPUT` entries
+    (by blocks of 8,192: temporaries that fit in the cache, no page faults)."""
+    if bits.shape[0] > SMALL_INPUT:
+        return _scan_loop(bits, sign)
+    keep = ~np.uint64(sign)
+    top = np.uint64(0)
+    count = 0
+    sums = np.zeros(-(-bits.shape[0] // 8192), dtype=np.uint64)  # summed modulo 2⁶⁴
+    for block, start in enumerate(range(0, bits.shape[0], 8192)):
+        b = bits[start:start + 8192].astype(np.uint64)
+        a = b & keep
+        top = max(top, a.max(initial=np.uint64(0)))
+        count += int(np.count_nonzero(a))
+        k = np.arange(start, start + b.shape[0], dtype=np.uint64)
+        z = b ^ (k * np.uint64(0x9E3779B97F4A7C15))
+        z ^= z >> np.uint64(32)
+        z *= np.uint64(0xD6E8FEB86659FD93)
+        z ^= z >> np.uint64(32)
+        sums[block] = z.sum(dtype=np.uint64)
+    return top, count, sums.sum(dtype=np.uint64)
+
+
+@njit(cache=True)
+def _scan_loop(bits, sign):
     """``(bits of max |x|, number of nonzeros, fingerprint)`` of an array's bit patterns.
 
     ``bits`` is a float array viewed as unsigned integers of its width, ``sign``

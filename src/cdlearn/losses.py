@@ -33,7 +33,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numba import njit
+
+from .data import SMALL_ARRAY
 
 SQUARED, LOGISTIC, SQUARED_HINGE, SMOOTH_HINGE, HINGE = 0, 1, 2, 3, 4
 
@@ -503,3 +506,130 @@ def weighted_conjugate_sum(code, alpha, y, sw):
             continue
         total += s * conjugate_at_neg(code, alpha[i] / s, y[i])
     return total
+
+
+# ------------------------------------------------------------------- numpy forms
+# The same sums as numpy expressions, for the certificates of small problems
+# (``cdlearn.data.SMALL_ARRAY``): there they cost less than compiling the loops
+# above on a first fit. Each agrees with its loop to rounding (tests/test_small_arrays.py).
+def _np_xlogx(t):
+    return t * np.log(np.where(t > 0.0, t, 1.0))
+
+
+def loss_values_np(code, z, y):
+    """φ(z_i, y_i) as an array (:func:`loss_value`)."""
+    if code == SQUARED:
+        r = z - y
+        return 0.5 * r * r
+    m = y * z
+    if code == LOGISTIC:
+        return np.maximum(-m, 0.0) + np.log1p(np.exp(-np.abs(m)))
+    r = 1.0 - m
+    if code == SQUARED_HINGE:
+        return np.where(r > 0.0, r * r, 0.0)
+    if code == SMOOTH_HINGE:
+        return np.where(m >= 1.0, 0.0, np.where(m <= 0.0, 0.5 - m, 0.5 * r * r))
+    return np.maximum(r, 0.0)
+
+
+def loss_derivatives_np(code, z, y):
+    """φ'(z_i, y_i) as an array (:func:`loss_derivative`)."""
+    if code == SQUARED:
+        return z - y
+    m = y * z
+    if code == LOGISTIC:
+        e = np.exp(-np.abs(m))
+        return -y * np.where(m <= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))  # -y σ(-m)
+    if code == SQUARED_HINGE:
+        return np.where(m < 1.0, -2.0 * y * (1.0 - m), 0.0)
+    if code == SMOOTH_HINGE:
+        return np.where(m >= 1.0, 0.0, np.where(m <= 0.0, -y, -y * (1.0 - m)))
+    return np.where(m < 1.0, -y, 0.0)
+
+
+def loss_second_derivatives_np(code, z, y):
+    """φ''(z_i, y_i) as an array (:func:`loss_second_derivative`)."""
+    if code == SQUARED:
+        return np.ones_like(z)
+    m = y * z
+    if code == LOGISTIC:
+        e = np.exp(-np.abs(m))
+        s = np.where(m >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))  # σ(m)
+        return s * (1.0 - s)
+    if code == SQUARED_HINGE:
+        return np.where(m < 1.0, 2.0, 0.0)
+    if code == SMOOTH_HINGE:
+        return np.where((m > 0.0) & (m < 1.0), 1.0, 0.0)
+    return np.zeros_like(z)
+
+
+def _fenchel_young_np(code, z, a, y):
+    """:func:`fenchel_young_gap` as an array, the logistic one in the form of
+    :func:`weighted_loss_and_fenchel_young_sums`; also returns the loss values."""
+    if code == SQUARED:
+        r = z - y
+        q = r + a
+        return 0.5 * r * r, 0.5 * q * q
+    m = y * z
+    t = a * y
+    out = (t < -1e-12) | ((t > 1.0 + 1e-12) if code != SQUARED_HINGE else False)
+    t = np.clip(t, 0.0, 1.0) if code != SQUARED_HINGE else np.maximum(t, 0.0)
+    r = 1.0 - m
+    if code == LOGISTIC:
+        e = np.exp(-np.abs(m))
+        up = np.maximum(m, 0.0) + np.log1p(e)  # log(1 + e^m)
+        down = up - m  # φ
+        p = np.where(m >= 0.0, e / (1.0 + e), 1.0 / (1.0 + e))  # σ(-m)
+        d = t - p
+        pq = p * (1.0 - p)
+        near = (pq > 0.0) & (np.abs(d) < 1e-4 * np.minimum(p, 1.0 - p))
+        pq_safe = np.where(near, pq, 1.0)
+        fy = np.where(near, d * d / (2.0 * pq_safe) * (1.0 + d * (2.0 * p - 1.0) / (3.0 * pq_safe)),
+                      _np_xlogx(t) + t * up + _np_xlogx(1.0 - t) + (1.0 - t) * down)
+        loss = down
+    elif code == SQUARED_HINGE:
+        q = r - 0.5 * t
+        fy = np.where(r > 0.0, q * q, t * (0.25 * t - r))
+        loss = np.where(r > 0.0, r * r, 0.0)
+    elif code == HINGE:
+        fy = np.where(m < 1.0, r * (1.0 - t), t * (m - 1.0))
+        loss = np.maximum(r, 0.0)
+    else:  # SMOOTH_HINGE
+        q = r - t
+        fy = np.where(m >= 1.0, t * (m - 1.0) + 0.5 * t * t,
+                      np.where(m <= 0.0, (1.0 - t) * (0.5 * (1.0 - t) - m), 0.5 * q * q))
+        loss = np.where(m >= 1.0, 0.0, np.where(m <= 0.0, 0.5 - m, 0.5 * r * r))
+    return loss, np.where(out, math.inf, fy)
+
+
+def derivatives(code, z, y):
+    """φ'(z_i, y_i), a new array: numpy up to ``SMALL_ARRAY`` samples, else the loop."""
+    if z.shape[0] <= SMALL_ARRAY:
+        return loss_derivatives_np(code, z, y)
+    return loss_derivatives(code, z, y, np.empty(z.shape[0]))
+
+
+def weighted_curvatures(code, z, y, sw):
+    """s_i φ''(z_i, y_i), a new array: numpy up to ``SMALL_ARRAY`` samples, else the loop."""
+    if z.shape[0] <= SMALL_ARRAY:
+        return sw * loss_second_derivatives_np(code, z, y)
+    return weighted_second_derivatives(code, z, y, sw, np.empty(z.shape[0]))
+
+
+def weighted_loss_sum_np(code, z, y, sw):
+    """:func:`weighted_loss_sum` as numpy expressions."""
+    keep = sw != 0.0
+    if not keep.all():
+        z, y, sw = z[keep], y[keep], sw[keep]
+    return float(sw @ loss_values_np(code, z, y))
+
+
+def weighted_loss_and_fenchel_young_sums_np(code, z, alpha, y, sw):
+    """:func:`weighted_loss_and_fenchel_young_sums` as numpy expressions."""
+    keep = sw != 0.0
+    if not keep.all():
+        if np.any(alpha[~keep] != 0.0):
+            return weighted_loss_sum_np(code, z, y, sw), math.inf
+        z, alpha, y, sw = z[keep], alpha[keep], y[keep], sw[keep]
+    loss, fy = _fenchel_young_np(code, z, alpha / sw, y)
+    return float(sw @ loss), float(sw @ fy)

@@ -29,12 +29,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .penalties import (
-    _max_abs,
-    _penalty_conjugate,
-    _penalty_fenchel_young,
-    _penalty_value,
-)
+from . import penalties
+from .data import SMALL_ARRAY
 
 MULTI_SQUARED, MULTINOMIAL = 0, 1
 
@@ -58,8 +54,21 @@ def softmax_row(Z, P, i):
     return m + math.log(acc)
 
 
-@njit(cache=True)
 def softmax_rows(Z, P):
+    """``P = softmax(Z)`` row by row; returns the vector of log-sum-exps (numpy up to
+    ``SMALL_ARRAY`` rows, where it costs less than compiling the loop, issue 22)."""
+    if Z.shape[0] > SMALL_ARRAY:
+        return _softmax_rows_loop(Z, P)
+    m = Z.max(axis=1)
+    np.subtract(Z, m[:, None], out=P)
+    np.exp(P, out=P)
+    acc = P.sum(axis=1)
+    P *= (1.0 / acc)[:, None]
+    return m + np.log(acc)
+
+
+@njit(cache=True)
+def _softmax_rows_loop(Z, P):
     """``P = softmax(Z)`` row by row; returns the vector of log-sum-exps."""
     lse = np.empty(Z.shape[0])
     for i in range(Z.shape[0]):
@@ -72,10 +81,31 @@ def _xlogx(t):
     return t * math.log(t) if t > 0.0 else 0.0
 
 
-@njit(cache=True)
 def multinomial_sums(Z, labels, sw, c):
     """``(Σ s_i φ(z_i), Σ s_i KL(q_i ‖ p_i), Σ s_i Σ_k q_ik log q_ik)`` with
-    ``p_i = softmax(z_i)`` and the dual point ``q_i = c p_i + (1 − c) e_{y_i}``."""
+    ``p_i = softmax(z_i)`` and the dual point ``q_i = c p_i + (1 − c) e_{y_i}``
+    (numpy up to ``SMALL_ARRAY`` rows, as :func:`softmax_rows`)."""
+    if Z.shape[0] > SMALL_ARRAY:
+        return _multinomial_sums_loop(Z, labels, sw, c)
+    keep = sw != 0.0
+    if not keep.all():
+        Z, labels, sw = Z[keep], labels[keep], sw[keep]
+    rows = np.arange(Z.shape[0])
+    m = Z.max(axis=1)
+    lse = m + np.log(np.exp(Z - m[:, None]).sum(axis=1))
+    logp = Z - lse[:, None]
+    Q = c * np.exp(logp)
+    Q[rows, labels] += 1.0 - c
+    pos = Q > 0.0
+    safe = np.where(pos, Q, 1.0)
+    kl = np.where(pos, Q * (np.log(safe) - logp), 0.0).sum(axis=1)
+    ent = (Q * np.log(safe)).sum(axis=1)
+    return (float(sw @ (lse - Z[rows, labels])), float(sw @ np.maximum(kl, 0.0)),
+            float(sw @ ent))
+
+
+@njit(cache=True)
+def _multinomial_sums_loop(Z, labels, sw, c):
     n, K = Z.shape
     loss = 0.0
     fy = 0.0
@@ -106,10 +136,23 @@ def multinomial_sums(Z, labels, sw, c):
     return loss, fy, negent
 
 
-@njit(cache=True)
 def multinomial_loss_gradient(Z, labels, sw, scale):
     """``scale · Σ_i s_i φ(z_i, y_i)``; overwrites ``Z`` with its gradient
-    ``scale · s_i (softmax(z_i) − e_{y_i})`` (one pass: the L-BFGS objective)."""
+    ``scale · s_i (softmax(z_i) − e_{y_i})`` (one pass: the L-BFGS objective; numpy
+    up to ``SMALL_ARRAY`` rows, as :func:`softmax_rows`)."""
+    if Z.shape[0] > SMALL_ARRAY:
+        return _multinomial_loss_gradient_loop(Z, labels, sw, scale)
+    rows = np.arange(Z.shape[0])
+    zy = Z[rows, labels]
+    lse = softmax_rows(Z, Z)
+    s = scale * sw
+    Z *= s[:, None]
+    Z[rows, labels] -= s
+    return float(s @ (lse - zy))
+
+
+@njit(cache=True)
+def _multinomial_loss_gradient_loop(Z, labels, sw, scale):
     loss = 0.0
     for i in range(Z.shape[0]):
         yi = labels[i]
@@ -186,14 +229,14 @@ def _row_fenchel_young(W, U, l1, l2):
 def penalty_value(W, l1, l2, group):
     """``λ1 Ω(W) + λ2/2 ‖W‖²_F`` (Ω row-group if ``group``, else elementwise l1)."""
     if not group:
-        return float(_penalty_value(W.ravel(), l1, l2))
+        return penalties.penalty_value(W.ravel(), l1, l2)
     return float(l1 * _row_norms(W).sum() + 0.5 * l2 * np.vdot(W, W))
 
 
 def penalty_conjugate(U, l1, l2, group):
     """``(λg)*(U)``: Σ (‖U_j‖ − λ1)₊²/(2λ2) (rows or entries); an indicator for λ2 = 0."""
     if not group:
-        return float(_penalty_conjugate(U.ravel(), l1, l2, False))
+        return penalties.penalty_conjugate(U.ravel(), l1, l2)
     excess = _row_norms(U) - l1
     if l2 > 0:
         return float(np.sum(np.maximum(excess, 0.0) ** 2) / (2.0 * l2))
@@ -203,7 +246,7 @@ def penalty_conjugate(U, l1, l2, group):
 def penalty_fenchel_young(W, U, l1, l2, group):
     """``λg(W) + (λg)*(U) − ⟨W, U⟩ ≥ 0`` summed without cancellation."""
     if not group:
-        return float(_penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2, False))
+        return penalties.penalty_fenchel_young(W.ravel(), U.ravel(), l1, l2)
     return float(_row_fenchel_young(W, U, l1, l2))
 
 
@@ -211,5 +254,7 @@ def dual_feasible_scale(U, l1, l2, group):
     """``c ∈ (0, 1]`` with ``cU`` in the dual domain (bounded only when ``λ2 = 0``)."""
     if l2 > 0:
         return 1.0
-    top = float(_row_norms(U).max(initial=0.0)) if group else float(_max_abs(U.ravel()))
+    if not group:
+        return penalties.dual_feasible_scale(U.ravel(), l1, l2)
+    top = float(_row_norms(U).max(initial=0.0))
     return 1.0 if top <= l1 else l1 / top

@@ -15,12 +15,16 @@ import math
 
 import numpy as np
 
+from .data import SMALL_ARRAY
 from .losses import (
     loss_derivatives,
+    loss_derivatives_np,
     weighted_conjugate_sum,
     weighted_fenchel_young_sum,
     weighted_loss_and_fenchel_young_sums,
+    weighted_loss_and_fenchel_young_sums_np,
     weighted_loss_sum,
+    weighted_loss_sum_np,
 )
 from .penalties import (
     dual_feasible_scale,
@@ -32,8 +36,8 @@ from .penalties import (
 
 def primal_value(loss_code, z, y, sw, w, l1, l2, positive=False) -> float:
     """P at margins ``z = Xw + b`` (``positive``: with the constraint w ≥ 0)."""
-    return (weighted_loss_sum(loss_code, z, y, sw) / z.shape[0]
-            + penalty_value(w, l1, l2, positive))
+    loss_sum = weighted_loss_sum if z.shape[0] > SMALL_ARRAY else weighted_loss_sum_np
+    return loss_sum(loss_code, z, y, sw) / z.shape[0] + penalty_value(w, l1, l2, positive)
 
 
 def dual_value(loss_code, alpha, y, sw, u, l1, l2, intercept=0.0, positive=False) -> float:
@@ -63,13 +67,17 @@ def primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2,
                    positive=False) -> tuple[float, float]:
     """``(primal_value(...), duality_gap(...))`` with one pass over the samples."""
     n = z.shape[0]
-    loss_sum, fy_sum = weighted_loss_and_fenchel_young_sums(loss_code, z, alpha, y, sw)
+    sums = (weighted_loss_and_fenchel_young_sums if n > SMALL_ARRAY
+            else weighted_loss_and_fenchel_young_sums_np)
+    loss_sum, fy_sum = sums(loss_code, z, alpha, y, sw)
     primal = loss_sum / n + penalty_value(w, l1, l2, positive)
     return primal, fy_sum / n + penalty_fenchel_young(w, u, l1, l2, positive)
 
 
 def dual_point_from_margins(loss_code, z, y, sw) -> np.ndarray:
     """α_i = -s_i φ'(z_i): the dual point the primal iterate defines."""
+    if z.shape[0] <= SMALL_ARRAY:
+        return -sw * loss_derivatives_np(loss_code, z, y)
     out = np.empty_like(z)
     loss_derivatives(loss_code, z, y, out)
     out *= -sw

@@ -28,6 +28,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .data import SMALL_ARRAY
+
 PENALTIES = ("none", "l2", "l1", "elastic_net", "group_l2")
 
 
@@ -100,6 +102,8 @@ def penalty_value(w: np.ndarray, l1: float, l2: float, positive: bool = False) -
     w = np.asarray(w, dtype=np.float64)
     if positive and w.size and w.min() < 0.0:
         return math.inf
+    if w.size <= SMALL_ARRAY:
+        return _penalty_value_np(w.ravel(), float(l1), float(l2))
     return float(_penalty_value(w, float(l1), float(l2)))
 
 
@@ -109,8 +113,10 @@ def penalty_conjugate(u: np.ndarray, l1: float, l2: float, positive: bool = Fals
     With ``positive``: ``Σ_j (u_j - λ1)₊² / (2λ2)``, for λ2 = 0 the indicator of
     ``max_j u_j ≤ λ1`` (``sup_{t ≥ 0} (u - λ1) t - λ2/2 t²`` coordinate-wise).
     """
-    return float(_penalty_conjugate(np.asarray(u, dtype=np.float64), float(l1), float(l2),
-                                    bool(positive)))
+    u = np.asarray(u, dtype=np.float64)
+    if u.size <= SMALL_ARRAY:
+        return _penalty_conjugate_np(u.ravel(), float(l1), float(l2), bool(positive))
+    return float(_penalty_conjugate(u, float(l1), float(l2), bool(positive)))
 
 
 def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float,
@@ -125,9 +131,12 @@ def penalty_fenchel_young(w: np.ndarray, u: np.ndarray, l1: float, l2: float,
     With ``positive`` (w ≥ 0, else inf) and ``v = (u - λ1)₊``, ``s = (λ1 - u)₊``:
     ``(λ2 w - v)²/(2λ2) + w s``; for λ2 = 0 (``u ≤ λ1``) ``w (λ1 - u)``.
     """
-    return float(_penalty_fenchel_young(np.asarray(w, dtype=np.float64),
-                                        np.asarray(u, dtype=np.float64), float(l1), float(l2),
-                                        bool(positive)))
+    w = np.asarray(w, dtype=np.float64)
+    u = np.asarray(u, dtype=np.float64)
+    if w.size <= SMALL_ARRAY:
+        return _penalty_fenchel_young_np(w.ravel(), u.ravel(), float(l1), float(l2),
+                                         bool(positive))
+    return float(_penalty_fenchel_young(w, u, float(l1), float(l2), bool(positive)))
 
 
 def dual_feasible_scale(u: np.ndarray, l1: float, l2: float, positive: bool = False) -> float:
@@ -140,7 +149,10 @@ def dual_feasible_scale(u: np.ndarray, l1: float, l2: float, positive: bool = Fa
     if l2 > 0:
         return 1.0
     u = np.asarray(u, dtype=np.float64)
-    top = float(_max_abs(u) if not positive else max(float(u.max(initial=0.0)), 0.0))
+    if positive:
+        top = max(float(u.max(initial=0.0)), 0.0)
+    else:
+        top = float(np.abs(u).max(initial=0.0) if u.size <= SMALL_ARRAY else _max_abs(u))
     return 1.0 if top <= l1 else l1 / top
 
 
@@ -240,6 +252,54 @@ def _max_abs(u):
         if a > top:
             top = a
     return top
+
+
+# The same sums as numpy expressions for at most SMALL_ARRAY coordinates, where they
+# cost less than compiling the loops on a first fit (cdlearn.data.SMALL_ARRAY); each
+# agrees with its loop to rounding (tests/test_small_arrays.py).
+def _penalty_value_np(w, l1, l2):
+    val = 0.0
+    if l1 > 0:
+        val += l1 * float(np.abs(w).sum())
+    if l2 > 0:
+        val += 0.5 * l2 * float(w @ w)
+    return val
+
+
+def _penalty_conjugate_np(u, l1, l2, positive):
+    e = (u if positive else np.abs(u)) - l1
+    if l2 > 0:
+        e = e[e > 0.0]
+        return float(e @ e) / (2.0 * l2)
+    return math.inf if np.any(e > 1e-12 * max(l1, 1.0)) else 0.0
+
+
+def _penalty_fenchel_young_np(w, u, l1, l2, positive):
+    bound = l1 * (1 + 1e-12) + 1e-300
+    if positive:
+        if np.any(w < 0.0):
+            return math.inf
+        e = u - l1
+        up = e > 0.0
+        if l2 > 0:
+            r = l2 * w - np.where(up, e, 0.0)
+            sq = float(r @ r) / (2.0 * l2)
+        elif np.any(u > bound):
+            return math.inf
+        else:
+            sq = 0.0
+        return sq + float(np.where(up, 0.0, -e) @ w)
+    if l2 > 0:
+        big = np.abs(u) > l1
+        t = np.where(big, np.sign(u) * l1, u)  # v = soft(u, λ1) = u - t
+        r = l2 * w - np.where(big, u - t, 0.0)
+        lin = 0.0
+        if l1 > 0:  # λ1|w| - w t = |w|(λ1 - sign(w) t) ≥ 0
+            lin = float(np.abs(w) @ np.where(w > 0.0, l1 - t, l1 + t))
+        return float(r @ r) / (2.0 * l2) + lin
+    if np.any(np.abs(u) > bound):
+        return math.inf
+    return float((l1 * np.abs(w) - w * u).sum())
 
 
 def soft_threshold_array(x: np.ndarray, t: float) -> np.ndarray:

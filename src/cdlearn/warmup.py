@@ -11,12 +11,15 @@ them. ``make install`` runs it.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
+from . import data
 from .compile_stats import CompileRecorder
 
 
@@ -62,6 +65,32 @@ def _paths():
     return paths
 
 
+@contextlib.contextmanager
+def _loops_on_small_arrays():
+    """Small arrays take numpy forms of the loops (``cdlearn.data.SMALL_ARRAY``), which
+    would leave the loops of larger problems uncompiled: warm-up's tiny fits run them
+    with the thresholds at -1, in every module that read them and in ``data`` for
+    modules imported during the fits."""
+    names = ("SMALL_ARRAY", "SMALL_INPUT")
+    saved = []
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("cdlearn"):
+            for name in names:
+                if hasattr(module, name):
+                    saved.append((module, name, getattr(module, name)))
+                    setattr(module, name, -1)
+    try:
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+        for module in list(sys.modules.values()):  # those imported meanwhile too
+            if getattr(module, "__name__", "").startswith("cdlearn"):
+                for name in names:
+                    if hasattr(module, name):
+                        setattr(module, name, getattr(data, name))
+
+
 def warmup(echo=print, only: str | None = None) -> tuple[int, float]:
     """Run the warm-up fits (those whose label contains ``only``, if given);
     returns (functions compiled, seconds spent compiling)."""
@@ -71,7 +100,7 @@ def warmup(echo=print, only: str | None = None) -> tuple[int, float]:
                          f"{', '.join(label for label, _ in _paths())})")
     total, seconds = 0, 0.0
     t0 = time.perf_counter()
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _loops_on_small_arrays():
         # 5-epoch fits of tiny problems need not converge: only their kernels matter
         warnings.simplefilter("ignore")
         for label, fit in paths:

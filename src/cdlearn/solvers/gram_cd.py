@@ -17,6 +17,11 @@ product with X (the intercept at its exact minimiser), the dual point
 the same in exact arithmetic but cancels near the optimum), the gap as a sum of
 Fenchel–Young terms; ``g`` is recomputed from G at every check.
 
+For ridge (an l2 penalty alone, no constraint) an epoch is not CD but the
+closed form: ``(G + λI) w = c`` by Cholesky, as scikit-learn's Ridge
+(``solver="cholesky"``), then iterative refinement with the same factor; no
+numba kernel runs, so a first fit compiles nothing (issue 22).
+
 Every ``anderson_k`` epochs the last iterates are Anderson-extrapolated (as in
 :mod:`cdlearn.solvers.working_set`; Bertrand & Massias 2021, AISTATS) and the
 point is kept if it lowers the objective, evaluated in O(d²) on G: cyclic CD
@@ -30,7 +35,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..kernels.gram_cd import gram_cd_epoch
-from ..kernels.working_set import _anderson_weights
 from ..objectives import certificate_from_dual_point
 from ..penalties import penalty_value
 from .base import (
@@ -205,6 +209,22 @@ def _centred_product(A, xbar, sw, centre, unit):
     return A @ A.T  # BLAS syrk
 
 
+def anderson_weights(hist):
+    """c ∝ (UUᵀ)⁻¹1 normalised to sum 1, ``U_r = hist[r+1] - hist[r]``; None when UUᵀ
+    is singular. numpy, not the kernel's loop (:func:`cdlearn.kernels.working_set.
+    _anderson_weights`): called from here once per ``anderson_k`` epochs on a k×k
+    system, where compiling a loop would cost a first fit more than it ever saves."""
+    U = np.diff(hist, axis=0)
+    try:
+        c = np.linalg.solve(U @ U.T, np.ones(U.shape[0]))
+    except np.linalg.LinAlgError:
+        return None
+    total = float(c.sum())
+    if not (np.isfinite(total) and total != 0.0):
+        return None
+    return c / total
+
+
 class GramCDState(PrimalIterate):
     """State of Gram CD (module docstring); ``gram``: a given Gram matrix or None."""
 
@@ -238,10 +258,17 @@ class GramCDState(PrimalIterate):
         self.alpha = None
         self.z = np.empty(n)
         self._deriv = np.empty(n)
+        #: ridge: the Cholesky factor of G + λI over the non-constant columns (run_epoch)
+        self.closed_form = p.l1 == 0.0 and p.l2 > 0.0 and not p.positive
+        if self.closed_form:  # its first step is the answer: check right after it
+            self.predict_checks = False
+        self._factor = None
         self._restore_margins()
 
     def run_epoch(self):
         p = self.problem
+        if self.closed_form:
+            return self._ridge_step()
         if self.k and self.filled == 0:
             self.hist[0] = self.w
             self.filled = 1
@@ -256,6 +283,27 @@ class GramCDState(PrimalIterate):
                 self.filled = 1
         return entries, updates
 
+    def _ridge_step(self):
+        """``w += (G + λI)⁻¹ (c - (G + λI) w)``: the ridge solution from any start, and
+        a step of iterative refinement once there (the residual is then rounding)."""
+        import scipy.linalg  # here: not every process that imports cdlearn needs it
+
+        p = self.problem
+        keep = self.diag != 0.0
+        d = int(keep.sum())
+        work = d * d
+        if self._factor is None:
+            A = self.G[np.ix_(keep, keep)]
+            A[np.diag_indices(d)] += p.l2
+            self._factor = scipy.linalg.cho_factor(A, lower=True, overwrite_a=True,
+                                                   check_finite=False)
+            work += d ** 3 // 3
+        r = -(self.g[keep] + p.l2 * self.w[keep])  # c - (G + λI) w
+        self.w[keep] += scipy.linalg.cho_solve(self._factor, r, check_finite=False)
+        np.dot(self.G, self.w, out=self.g)
+        self.g -= self.c
+        return work, d
+
     def _objective(self, w, Gw) -> float:
         """P(w) up to the constant ``ỹᵀSỹ/(2n)``, from ``Gw``."""
         p = self.problem
@@ -264,8 +312,8 @@ class GramCDState(PrimalIterate):
     def _extrapolate(self) -> int:
         """Anderson step from ``hist``, kept if it lowers P; returns the entries read."""
         self.stats["anderson_tried"] += 1
-        weights, ok = _anderson_weights(self.hist, self.k)
-        if not ok:
+        weights = anderson_weights(self.hist)
+        if weights is None:
             return 0
         cand = weights @ self.hist[1:]
         if self.problem.positive and np.any(cand < 0.0):

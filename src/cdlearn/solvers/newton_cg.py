@@ -58,9 +58,11 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..data import SMALL_ARRAY
 from ..kernels.newton_cd import cholesky_apply, cholesky_factor, newton_weights
 from ..kernels.newton_cg import axpy, directional_slope
 from ..kernels.views import weighted_slice_powers
+from ..losses import loss_derivatives_np, loss_second_derivatives_np
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
@@ -76,6 +78,37 @@ LINE_TOL = 1e-3
 LINE_EVALS = 30
 RESYNC_EVERY = 10  # recompute z = Xw + b from scratch every this many checks
 _DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense preconditioner
+
+
+# numpy stand-ins for the kernels on arrays of at most SMALL_ARRAY entries, where they
+# cost less than compiling the kernels on a first fit (issue 22); same values up to
+# rounding (tests/test_small_arrays.py). Not the Cholesky kernels: on the near-singular
+# preconditioner of a wide problem at λ = 1e-18 LAPACK's triangular solves (rounded
+# otherwise) left newton-cg 1.3e-7 relative from the least-norm solution, the kernels
+# 3e-9 (scikit-learn's test_regularization_limits_ridge[asarray-wide-False-lsqr-*]).
+def _newton_weights(code, z, y, sw, inv_n, c, D) -> float:
+    """:func:`cdlearn.kernels.newton_cd.newton_weights`."""
+    if z.shape[0] > SMALL_ARRAY:
+        return newton_weights(code, z, y, sw, inv_n, c, D)
+    s = sw * inv_n
+    np.multiply(loss_derivatives_np(code, z, y), s, out=c)
+    np.multiply(loss_second_derivatives_np(code, z, y), s, out=D)
+    return float(D.sum())
+
+
+def _directional_slope(code, z, dz, y, sw, t) -> float:
+    """:func:`cdlearn.kernels.newton_cg.directional_slope`."""
+    if z.shape[0] > SMALL_ARRAY:
+        return directional_slope(code, z, dz, y, sw, t)
+    return float(sw @ (loss_derivatives_np(code, z + t * dz, y) * dz))
+
+
+def _axpy(a, x, y):
+    """:func:`cdlearn.kernels.newton_cg.axpy`."""
+    if y.shape[0] > SMALL_ARRAY:
+        axpy(a, x, y)
+    else:
+        y += a * x
 
 
 class NewtonCGState(PrimalIterate):
@@ -154,7 +187,7 @@ class NewtonCGState(PrimalIterate):
         """α, D and ``u = Xᵀα/n`` at the current margins; returns the entries read."""
         p = self.problem
         # c = sφ'/n into _alpha, then α = -n c
-        self._dsum = newton_weights(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
+        self._dsum = _newton_weights(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
                                     self._alpha, self.D)
         self._alpha *= -float(p.n_samples)
         self._u, entries = self._rmatvec(self._alpha, False)
@@ -207,7 +240,7 @@ class NewtonCGState(PrimalIterate):
             out[d] = q.sum()
         else:
             out = self._xt_dot(q)
-        axpy(p.l2, v[:d], out[:d])
+        _axpy(p.l2, v[:d], out[:d])
         return out, xv, 2 * p.design.nnz + p.n_samples
 
     def _cg(self, G, M, eta):
@@ -241,11 +274,11 @@ class NewtonCGState(PrimalIterate):
             if not php > 0.0:  # H is positive definite on w; this is rounding at the end
                 break
             a = rs / php
-            axpy(a, direction, x)
+            _axpy(a, direction, x)
             xp *= a
             xz += xp
             xp = None
-            axpy(-a, hp, r)
+            _axpy(-a, hp, r)
             s = solve(r, hp)
             rs_new = float(r @ s)
             direction *= rs_new / rs
@@ -299,7 +332,7 @@ class NewtonCGState(PrimalIterate):
 
     def _slope(self, t, dz, wd, dd):
         p = self.problem
-        return (directional_slope(p.loss_code, self.z, dz, p.y, p.sample_weight, t) * self.inv_n
+        return (_directional_slope(p.loss_code, self.z, dz, p.y, p.sample_weight, t) * self.inv_n
                 + p.l2 * (wd + t * dd))
 
     def _line_search(self, dz, wd, dd):
@@ -396,7 +429,7 @@ class NewtonCGState(PrimalIterate):
         t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw))
         entries += evals * n
         if t > 0.0:
-            axpy(t, dw, self.w)
+            _axpy(t, dw, self.w)
             if p.fit_intercept:
                 self._intercept[0] += t * delta[d]
             self.z += t * dz

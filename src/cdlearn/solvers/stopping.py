@@ -41,8 +41,8 @@ from ..losses import (
     LOGISTIC,
     SQUARED,
     SQUARED_HINGE,
-    loss_derivatives,
-    weighted_second_derivatives,
+    derivatives,
+    weighted_curvatures,
 )
 from ..objectives import primal_value
 
@@ -177,7 +177,7 @@ def strong_convexity(problem, w, intercept, support=None) -> float | None:
         D = p.sample_weight
     else:
         z = p.design.matvec(w) + (intercept if p.fit_intercept else 0.0)
-        D = weighted_second_derivatives(p.loss_code, z, p.y, p.sample_weight, np.empty(n))
+        D = weighted_curvatures(p.loss_code, z, p.y, p.sample_weight)
     rank = int(np.count_nonzero(D)) - int(p.fit_intercept)
     if k > rank:
         # X_S has a null space; with an l1 part and no λ2, w* generically has at most
@@ -245,14 +245,13 @@ def restricted_solution(problem, w, intercept):
                 np.array([bk for _, bk in solved]))
     if p.loss_code == SQUARED:
         return _quadratic_solution(p, w, cols, p.sample_weight, p.y)
-    n = p.n_samples
     b = float(intercept) if p.fit_intercept else 0.0
     z = p.design.matvec(w) + b
     value = primal_value(p.loss_code, z, p.y, p.sample_weight, w, p.l1, p.l2,
                          p.positive)
     for _ in range(NEWTON_STEPS):
-        D = weighted_second_derivatives(p.loss_code, z, p.y, p.sample_weight, np.empty(n))
-        slope = loss_derivatives(p.loss_code, z, p.y, np.empty(n))
+        D = weighted_curvatures(p.loss_code, z, p.y, p.sample_weight)
+        slope = derivatives(p.loss_code, z, p.y)
         curved = D > 0.0
         if np.any(curved):
             # the model 1/(2n) Σ D_i (z_i' − target_i)² is P's second-order expansion in z
