@@ -15,16 +15,14 @@ the same run (median over the repetitions).
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from .run import COMPAT, TARGETS, times_to_targets
+from .run import COMPAT, TARGETS, benchopt_run, times_to_targets
 
 HERE = Path(__file__).resolve().parent
 L2 = ("L2 Logistic Regression", "lmbd", (1.0, 0.01),
@@ -53,16 +51,7 @@ def prepare(checkout: str, penalty: str, work: Path) -> Path:
 def run_case(bench: Path, objective: str, dataset: str, reps: int, max_runs: int,
              timeout: int, solvers) -> Path:
     out = "".join(ch if ch.isalnum() else "_" for ch in f"{dataset}_{objective}")
-    benchopt = Path(sys.executable).parent / "benchopt"  # the venv's, on PATH or not
-    cmd = [str(benchopt) if benchopt.exists() else "benchopt", "run", str(bench), "-d", dataset,
-           "-o", objective, "-r", str(reps), "-n", str(max_runs), "--timeout", str(timeout),
-           "--no-plot", "--no-html", "--output", out]
-    for s in solvers:
-        cmd += ["-s", s]
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
-    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
-    return bench / "outputs" / f"{out}.parquet"
+    return benchopt_run(bench, dataset, objective, out, reps, max_runs, timeout, solvers)
 
 
 def main(argv=None) -> int:

@@ -67,8 +67,16 @@ def run_case(bench: Path, case, reg, reps, max_runs, timeout, solvers) -> Path:
         out = f"lasso_{n}_{d}_{rho}_{reg}"
         dataset = f"Simulated[n_samples={n},n_features={d},rho={rho}]"
     out = out.replace(".", "p")  # benchopt reads a dot as a suffix
-    cmd = [shutil.which("benchopt") or "benchopt", "run", str(bench), "-d", dataset,
-           "-o", f"Lasso Regression[fit_intercept=False,reg={reg}]",
+    return benchopt_run(bench, dataset, f"Lasso Regression[fit_intercept=False,reg={reg}]",
+                        out, reps, max_runs, timeout, solvers)
+
+
+def benchopt_run(bench: Path, dataset: str, objective: str, out: str, reps: int,
+                 max_runs: int, timeout: int, solvers) -> Path:
+    """``benchopt run`` of one dataset × objective on one thread; its parquet file."""
+    benchopt = Path(sys.executable).parent / "benchopt"  # the venv's, on PATH or not
+    cmd = [str(benchopt) if benchopt.exists() else (shutil.which("benchopt") or "benchopt"),
+           "run", str(bench), "-d", dataset, "-o", objective,
            "-r", str(reps), "-n", str(max_runs), "--timeout", str(timeout),
            "--no-plot", "--no-html", "--output", out]
     for s in solvers:
