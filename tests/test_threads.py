@@ -231,3 +231,28 @@ def test_estimator_n_jobs_gives_the_problem_its_threads(monkeypatch):
     LinearSVC(**kw, n_jobs=2).fit(X, y3)  # one-vs-rest
     assert seen == [[1], [2], [1, 1, 1]]  # binary: both threads; 3 classes on 2 jobs: 1 each
     np.testing.assert_array_equal(one.coef_, two.coef_)
+
+
+def test_use_threads_finds_the_blas_libraries_once_and_restores_them(monkeypatch):
+    """Finding BLAS scans the process's libraries (~8 ms, a third of a small
+    LogisticRegression fit): done once per process, not per solve; limits restored."""
+    import threadpoolctl
+
+    made = []
+    real = threadpoolctl.ThreadpoolController
+
+    class Counting(real):
+        def __init__(self, *a, **k):
+            made.append(1)
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(threadpoolctl, "ThreadpoolController", Counting)
+    monkeypatch.setattr(parallel, "_blas_libraries", None)
+    monkeypatch.setattr(parallel, "available_cores", lambda: 4)  # n = 1 is then a limit
+    libs = parallel.blas_libraries()
+    before = [lib.get_num_threads() for lib in libs]
+    for _ in range(3):
+        with parallel.use_threads(1, blas=True):
+            assert all(lib.get_num_threads() == 1 for lib in libs)
+    assert len(made) == 1
+    assert [lib.get_num_threads() for lib in libs] == before

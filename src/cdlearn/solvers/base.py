@@ -181,7 +181,6 @@ def _progress_bar(verbose: bool, max_epochs: int, desc: str):
 _blas_lock = threading.Lock()
 _blas_depth = 0
 _blas_limit = None
-_blas_libraries = None
 
 
 @contextlib.contextmanager
@@ -198,16 +197,13 @@ def single_threaded_blas():
     once per process; the limit itself a few µs per solve (threadpoolctl's
     ``limit()`` context took ~50 µs, a sixth of a small solve's set-up).
     """
-    global _blas_depth, _blas_limit, _blas_libraries
+    global _blas_depth, _blas_limit
     with _blas_lock:
         if _blas_depth == 0:
             try:
-                if _blas_libraries is None:
-                    from threadpoolctl import ThreadpoolController
+                from .parallel import blas_libraries
 
-                    _blas_libraries = [lib for lib in ThreadpoolController().lib_controllers
-                                       if lib.user_api == "blas"]
-                _blas_limit = [(lib, n) for lib in _blas_libraries
+                _blas_limit = [(lib, n) for lib in blas_libraries()
                                if (n := lib.get_num_threads()) is not None and n > 1]
                 for lib, _ in _blas_limit:
                     lib.set_num_threads(1)
