@@ -132,7 +132,9 @@ def test_multiclass_stops_every_class(tmp_path, n_jobs):
     assert code == 0
     assert out["interrupted"] and not out["converged"]
     assert len(out["primal"]) == 3 and all(out["per_class"])
-    assert all(p <= 0.6931471805599453 for p in out["primal"])
+    # a class stopped before its first epoch keeps w = 0, whose P(0) = log 2 is summed
+    # over 2,000 rows (rounding: 8 ulps above log 2 with numpy's dot, measured)
+    assert all(p <= 0.6931471805599453 * (1 + 1e-13) for p in out["primal"])
     if n_jobs == 1:
         # the classes after the interrupted one did not run (they keep w = w0 = 0)
         assert out["epochs"][0] >= 1 and out["epochs"][1:] == [0, 0]

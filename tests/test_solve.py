@@ -338,9 +338,10 @@ def test_verbose_prints_the_choice(capsys):
         warnings.simplefilter("ignore")
         res = cdlearn.solve(X, y, loss="squared", penalty="l2", lam=1e-2, verbose=True)
     out = capsys.readouterr().out
-    # 10 features: the Gram matrix is cheap, auto runs newton-cd and says why
-    assert res.solver == "newton-cd" and f"solver=newton-cd ({res.info['reason']})" in out
-    assert "10 features" in out
+    # 10 features: the Gram matrix is cheap, auto solves the ridge in closed form and says why
+    assert res.solver == "gram-cd" and f"solver=gram-cd ({res.info['reason']})" in out
+    assert "10 features" in out and "Cholesky" in out
+    assert res.n_epochs == 1 and res.gap <= 1e-12 * res.primal
     # a CD-only option (sampling) keeps auto to the face-off between primal and dual CD
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -241,15 +241,15 @@ _UINT = {8: np.uint64, 4: np.uint32}
 
 def _scan(bits, sign):
     """:func:`_scan_loop`, as numpy expressions for up to :data:`SMALL_INPUT` entries
-    (by blocks of 8,192: temporaries that fit in the cache, no page faults)."""
+    (by blocks of 4,096: temporaries that fit in the cache, no page faults)."""
     if bits.shape[0] > SMALL_INPUT:
         return _scan_loop(bits, sign)
     keep = ~np.uint64(sign)
     top = np.uint64(0)
     count = 0
-    sums = np.zeros(-(-bits.shape[0] // 8192), dtype=np.uint64)  # summed modulo 2⁶⁴
-    for block, start in enumerate(range(0, bits.shape[0], 8192)):
-        b = bits[start:start + 8192].astype(np.uint64)
+    sums = np.zeros(-(-bits.shape[0] // 4096), dtype=np.uint64)  # summed modulo 2⁶⁴
+    for block, start in enumerate(range(0, bits.shape[0], 4096)):
+        b = bits[start:start + 4096].astype(np.uint64)
         a = b & keep
         top = max(top, a.max(initial=np.uint64(0)))
         count += int(np.count_nonzero(a))
