@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 import sklearn.linear_model as sk
 
 import cdlearn
@@ -210,3 +211,16 @@ def test_sparse_gram_by_dense_row_blocks_equals_the_dense_one(monkeypatch, fit_i
                                           fit_intercept=fit_intercept, sample_weight=sw))[0]
          for A in (X, sp.csc_matrix(X))]
     np.testing.assert_allclose(G[1], G[0], rtol=0, atol=1e-14 * np.abs(G[0]).max())
+
+
+def test_ridge_closed_form_on_float32_rank_deficient_input():
+    """Found by `make fuzz`: float32 rounding left G + λI indefinite for Cholesky
+    (LinAlgError); the factor is float64 and falls back to eigh."""
+    X = np.array([[125.73022461, -132.1048584, 640.42266846, 104.90011597],
+                  [-535.66937256, 361.59506226, 1304.0, 947.08093262]], dtype=np.float32)
+    y = np.array([1.0, -2.0])
+    ours = cdlearn.Ridge(alpha=0.01).fit(sp.csr_matrix(X), y)
+    ref = sk.Ridge(alpha=0.01).fit(X.astype(np.float64), y)
+    assert ours.solver_ == "gram-cd"
+    np.testing.assert_allclose(ours.coef_, ref.coef_, rtol=1e-5)
+    assert abs(ours.intercept_ - ref.intercept_) <= 1e-5 * abs(ref.intercept_)

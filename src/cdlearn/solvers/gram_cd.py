@@ -293,13 +293,21 @@ class GramCDState(PrimalIterate):
         d = int(keep.sum())
         work = d * d
         if self._factor is None:
-            A = self.G[np.ix_(keep, keep)]
+            # float64 whatever X's type: float32 rounding of a rank-deficient G can leave
+            # G + λI numerically indefinite (fuzzing: 2 × 4 float32 X, entries ~1e3, λ = 0.01)
+            A = self.G[np.ix_(keep, keep)].astype(np.float64)
             A[np.diag_indices(d)] += p.l2
-            self._factor = scipy.linalg.cho_factor(A, lower=True, overwrite_a=True,
-                                                   check_finite=False)
+            try:
+                factor = scipy.linalg.cho_factor(A, lower=True, check_finite=False)
+                self._factor = lambda b: scipy.linalg.cho_solve(factor, b, check_finite=False)
+            except np.linalg.LinAlgError:
+                # still indefinite by rounding: G + λI's eigenvalues are ≥ λ exactly
+                vals, vecs = scipy.linalg.eigh(A, check_finite=False)
+                vals = np.maximum(vals, p.l2)
+                self._factor = lambda b: vecs @ ((vecs.T @ b) / vals)
             work += d ** 3 // 3
         r = -(self.g[keep] + p.l2 * self.w[keep])  # c - (G + λI) w
-        self.w[keep] += scipy.linalg.cho_solve(self._factor, r, check_finite=False)
+        self.w[keep] += self._factor(r)
         np.dot(self.G, self.w, out=self.g)
         self.g -= self.c
         return work, d
