@@ -135,6 +135,34 @@ def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:
     return current_threads()
 
 
+#: a full product (``Xᵀq`` or ``Xv``) of a method that is otherwise serial runs on
+#: threads only from this many stored entries: below it one fork-join of the team
+#: (~10-50 µs) is a visible share of the product.
+PARALLEL_MIN_PRODUCT = 1 << 16
+
+
+def product_threads(design) -> int:
+    """Threads for the full products of a serial method's gap checks and scoring passes
+    (:func:`threaded_slice_dots`): sparse float64 X of at least
+    :data:`PARALLEL_MIN_PRODUCT` entries, else 1."""
+    if (not design.is_sparse or design.dtype != np.float64
+            or design.nnz < PARALLEL_MIN_PRODUCT):
+        return 1
+    return current_threads()
+
+
+def threaded_slice_dots(view, vec: np.ndarray) -> np.ndarray:
+    """``x_sᵀ vec`` for every slice of ``view`` on the solve's threads: ``Xᵀq`` from the
+    column view, ``Xv`` from the row view. Each slice is summed by one thread in its
+    stored order, as scipy's CSR product does, so the bits do not depend on the count."""
+    # imported here: kernels.parallel_cd loads the CD kernels too (one method's
+    # modules per solve)
+    from ..kernels.parallel_cd import parallel_slice_dots
+
+    out = np.empty(view.indptr.shape[0] - 1)
+    return parallel_slice_dots(view.data, view.indices, view.indptr, vec, out)
+
+
 def tau_nice_eso(view, minor_nnz, tau: int, weights=None) -> np.ndarray:
     """ESO parameters of τ-nice sampling over the slices of ``view``
     (:func:`cdlearn.sampling.eso_tau_nice`): ``v_s = Σ_k r_k ω'_k x_sk²`` with
