@@ -91,6 +91,9 @@ def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_k
     rows = []
     s_time, s_res, s_load = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=1))
     rows.append(_row(f"{s_res.solver} serial", "serial", s_res, s_time, s_load, threads=1))
+    if "threads" in methods:  # the serial method's exact parallel parts (same iterates)
+        t, res, ld = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=2))
+        rows.append(_row(f"{res.solver} threaded products", "threads", res, t, ld))
     for tau in taus if "tau" in methods else ():
         for threads in (1, 2):
             t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel,
@@ -117,6 +120,8 @@ def path_case(X, y, repeat, lams, *, tau, methods=("tau", "partition")):
     rows = []
     common = dict(loss="squared", penalty="l1", lams=lams, tol=TOL, max_epochs=100_000)
     runs = [("ws-cd serial", "serial", dict(solver="ws-cd"), 1)]
+    if "threads" in methods:
+        runs.append(("ws-cd threaded products", "threads", dict(solver="ws-cd"), 2))
     if "tau" in methods:
         runs += [(f"primal-cd τ-nice τ={tau}", f"tau{tau}",
                   dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t)
@@ -146,8 +151,10 @@ def model_speedup(rows):
     Per method, the per-epoch cost at P threads is Amdahl-fitted to the 1- and
     2-thread measurements, ``c(P) = c1 (s + (1 - s)/P)`` with ``s = 2 c2/c1 - 1``
     (the serial share: τ-nice's draws and two fork-joins per minibatch, the
-    partition's copies and merge; clipped to [0, 1]), and the epochs at P cores
-    are: τ-nice, the measured epochs at its τ (P ≤ τ; τ fixed, so no further
+    partition's copies and merge, the serial share of a serial method whose full
+    products run on threads; clipped to [0, 1]; for the latter the whole solve's
+    time, setup included), and the epochs at P cores are: threaded products, the
+    serial method's (the same iterates); τ-nice, the measured epochs at its τ (P ≤ τ; τ fixed, so no further
     ESO growth); partition, K = P blocks: the epochs measured at K = 2, 4, ...
     (one run on one thread: the iterates do not depend on the thread count),
     extrapolated beyond the largest measured K by the power law through the last
@@ -160,25 +167,41 @@ def model_speedup(rows):
                     and r["threads"] == 1)
     out = []
     for group in dict.fromkeys(r["group"] for r in rows):
-        pair = [r for r in rows if r["group"] == group]
-        if len(pair) != 2 or group in ("serial", "growth"):
+        pair = _pair(rows, group)
+        if pair is None:
             continue
-        one, two = sorted(pair, key=lambda r: r["threads"])
+        one, two = pair
         c1, c2 = one["per_epoch"], two["per_epoch"]
+        if group == "threads":  # same iterates: Amdahl on the whole solve (setup included)
+            c1, c2 = one["seconds"] / one["epochs"], two["seconds"] / two["epochs"]
         fitted = min(1.0, max(0.0, 2.0 * c2 / c1 - 1.0))
-        for s, label in ((fitted, ""), (0.0, " (bound: s = 0)")):
+        bounds = ((fitted, ""),) if group == "threads" else ((fitted, ""),
+                                                             (0.0, " (bound: s = 0)"))
+        for s, label in bounds:
             model = {}
             for p in MODEL_CORES:
                 if group == "part":
                     epochs = _epochs_at(growth, p)
-                elif p > one["tau"]:
+                elif p > one.get("tau", p):
                     model[p] = None
                     continue
                 else:
                     epochs = one["epochs"]
                 model[p] = ref["seconds"] / (epochs * c1 * (s + (1.0 - s) / p))
-            out.append((one["method"] + label, s, model))
+            out.append((two["method"] if group == "threads" else one["method"] + label,
+                        s, model))
     return out
+
+
+def _pair(rows, group):
+    """The 1- and 2-thread rows of ``group`` (the threaded serial method pairs with the
+    serial reference, which it repeats on 2 threads), or None."""
+    pair = [r for r in rows if r["group"] == group]
+    if group == "threads":
+        pair = [next(r for r in rows if r["group"] == "serial"), *pair]
+    if len(pair) != 2 or group in ("serial", "growth"):
+        return None
+    return sorted(pair, key=lambda r: r["threads"])
 
 
 def _epochs_at(growth, k):
@@ -203,11 +226,12 @@ def fmt_rows(title, rows, lines):
     ref = next(r for r in rows if r["group"] == "serial")
     lines.append("")
     for group in dict.fromkeys(r["group"] for r in rows):
-        pair = sorted((r for r in rows if r["group"] == group), key=lambda r: r["threads"])
-        if len(pair) != 2 or group in ("serial", "growth"):
+        pair = _pair(rows, group)
+        if pair is None:
             continue
         one, two = pair
-        lines.append(f"- {one['method']}: **{one['seconds'] / two['seconds']:.2f}×** at 2 "
+        name = two["method"] if group == "threads" else one["method"]
+        lines.append(f"- {name}: **{one['seconds'] / two['seconds']:.2f}×** at 2 "
                      f"threads over 1 (same iterates); against the serial reference "
                      f"{ref['seconds'] / two['seconds']:.2f}× (1 thread: "
                      f"{ref['seconds'] / one['seconds']:.2f}×).")
@@ -257,8 +281,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=None)
     ap.add_argument("--cases", default="news20,generated,path,nesterov",
                     help="comma-separated subset of news20, generated, path, nesterov")
-    ap.add_argument("--methods", default="tau,partition",
-                    help="comma-separated subset of tau (τ-nice), partition")
+    ap.add_argument("--methods", default="threads,tau,partition",
+                    help="comma-separated subset of threads (the serial method on 2 "
+                         "threads: its exact parallel products), tau (τ-nice), partition")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     repeat = args.repeat or 3

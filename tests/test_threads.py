@@ -162,6 +162,26 @@ def test_threaded_slice_dots_match_the_products():
     assert parallel.product_threads(as_design(X.toarray())) == 1  # dense: BLAS
 
 
+@pytest.mark.parametrize("fmt", ["csr", "csc"])
+@pytest.mark.parametrize("threads", [2, 3, 7])
+def test_views_transposed_on_threads_are_the_same_matrix(fmt, threads):
+    rng = np.random.default_rng(3)
+    X = sp.random(50, 30, density=0.1, random_state=3, format=fmt)
+    X.data = rng.standard_normal(X.nnz)
+    X = X.tolil()
+    X[5, :] = 0.0  # an empty slice of each layout
+    X[:, 7] = 0.0
+    X = X.asformat(fmt)
+    other = "csc" if fmt == "csr" else "csr"
+    serial, blocked = as_design(X).view(other), as_design(X).view(other, threads)
+    ref = X.asformat(other)
+    ref.sort_indices()
+    for v in (serial, blocked):
+        np.testing.assert_array_equal(v.indptr, ref.indptr)
+        np.testing.assert_array_equal(v.indices, ref.indices)
+        np.testing.assert_array_equal(v.data, ref.data)
+
+
 def test_block_bounds_balance_nonzeros():
     nnz = np.array([5, 0, 1, 1, 1, 1, 1, 0, 10, 0])
     b = block_bounds(nnz, 3)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
+from numba import njit, prange
 
 __all__ = [
     "Design",
@@ -105,6 +105,40 @@ def _transpose_compressed(data, indices, indptr, out_data, out_indices, out_indp
             out_indices[p] = s
             out_data[p] = data[k]
             pos[i] = p + 1
+
+
+@njit(cache=True, parallel=True, nogil=True)
+def _transpose_compressed_blocks(data, indices, indptr, out_data, out_indices, out_indptr,
+                                 bounds):
+    """:func:`_transpose_compressed` on threads, the input's slices in blocks ``bounds``.
+
+    Every block counts its entries per output slice, the counts give each block
+    its own start in every output slice (blocks in order), and every block then
+    places its entries from there: the output is the same sorted matrix on any
+    number of blocks, for ``(blocks - 1) × minor`` more index memory.
+    """
+    n_blocks = bounds.shape[0] - 1
+    n_out = out_indptr.shape[0] - 1
+    pos = np.zeros((n_blocks, n_out), dtype=out_indptr.dtype)
+    for b in prange(n_blocks):
+        for k in range(indptr[bounds[b]], indptr[bounds[b + 1]]):
+            pos[b, indices[k]] += 1
+    total = 0
+    for i in range(n_out):
+        out_indptr[i] = total
+        for b in range(n_blocks):
+            count = pos[b, i]
+            pos[b, i] = total
+            total += count
+    out_indptr[n_out] = total
+    for b in prange(n_blocks):
+        for s in range(bounds[b], bounds[b + 1]):
+            for k in range(indptr[s], indptr[s + 1]):
+                i = indices[k]
+                p = pos[b, i]
+                out_indices[p] = s
+                out_data[p] = data[k]
+                pos[b, i] = p + 1
 
 
 @njit(cache=True)
@@ -566,25 +600,32 @@ class Design:
     @property
     def csc(self) -> CompressedView:
         """Column view (what primal CD walks). Built once, then cached."""
-        if self._csc is None:
-            self._csc = self._view("csc")
-        return self._csc
+        return self.view("csc")
 
     @property
     def csr(self) -> CompressedView:
         """Row view (what dual CD walks). Built once, then cached."""
+        return self.view("csr")
+
+    def view(self, layout: str, threads: int = 1) -> CompressedView:
+        """The ``"csc"`` or ``"csr"`` view; one that is the input's other layout is
+        transposed on ``threads`` threads if it is not built yet (same bits on any count)."""
+        if layout == "csc":
+            if self._csc is None:
+                self._csc = self._view("csc", threads)
+            return self._csc
         if self._csr is None:
-            self._csr = self._view("csr")
+            self._csr = self._view("csr", threads)
         return self._csr
 
-    def _view(self, layout: str) -> CompressedView:
+    def _view(self, layout: str, threads: int = 1) -> CompressedView:
         """The ``layout`` view; one that is a copy (the input's other layout) is kept
         with :meth:`derived`, so that a cached design (:class:`DesignCache`) makes it
         once per X. A view of the input itself is not kept there: it would keep X alive."""
         key = "view:" + layout
         view = self._derived.get(key)
         if view is None:
-            view = self._make_view(axis=1 if layout == "csc" else 0)
+            view = self._make_view(axis=1 if layout == "csc" else 0, threads=threads)
             source = self._sparse.data if self.is_sparse else self._dense
             copied = view.data.nbytes + view.indices.nbytes + view.indptr.nbytes
             # a large copy is not kept past this design: the cache would hold it for as
@@ -593,7 +634,7 @@ class Design:
                 self._derived[key] = view
         return view
 
-    def _make_view(self, axis: int) -> CompressedView:
+    def _make_view(self, axis: int, threads: int = 1) -> CompressedView:
         n, d = self.shape
         n_major, n_minor = (d, n) if axis == 1 else (n, d)
         if self.is_sparse:
@@ -605,7 +646,13 @@ class Design:
             data = np.empty(M.nnz, dtype=M.dtype)
             indices = np.empty(M.nnz, dtype=idx)
             indptr = np.zeros(n_major + 1, dtype=idx)
-            _transpose_compressed(M.data, M.indices, M.indptr, data, indices, indptr)
+            if threads > 1:  # blocks of ~equal entries
+                bounds = np.searchsorted(M.indptr, M.nnz * np.arange(threads + 1) / threads)
+                bounds[-1] = M.indptr.shape[0] - 1
+                _transpose_compressed_blocks(M.data, M.indices, M.indptr, data, indices,
+                                             indptr, bounds.astype(np.int64))
+            else:
+                _transpose_compressed(M.data, M.indices, M.indptr, data, indices, indptr)
             return CompressedView(data, indices, indptr, n_major, n_minor)
         A = self._dense
         data = _raveled(A, "F" if axis == 1 else "C")

@@ -112,10 +112,11 @@ class WorkingSetState(PrimalIterate):
 
         self.problem = p = problem
         n, d = p.n_samples, p.n_features
-        self.view = p.design.csc
         # the scoring pass's Xᵀ(s∘φ') over every column on threads (exact: the same
-        # bits on any count): on wide problems it is most of a serial solve's time
+        # bits on any count): on wide problems it is most of a serial solve's time;
+        # so is transposing row-major input into the column view
         self.n_threads = product_threads(p.design)
+        self.view = p.design.view("csc", self.n_threads)
         beta = LOSS_SMOOTHNESS[p.loss]
         self.lips = beta * weighted_column_sq_norms(p) / n  # 0 for an empty column
         self.empty = self.lips == 0
