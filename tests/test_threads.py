@@ -155,9 +155,12 @@ def test_threaded_slice_dots_match_the_products():
     design = as_design(X)
     rng = np.random.default_rng(1)
     q, v = rng.standard_normal(70), rng.standard_normal(50)
-    with use_threads(2):
-        np.testing.assert_array_equal(parallel.threaded_slice_dots(design.csc, q), X.T @ q)
-        np.testing.assert_array_equal(parallel.threaded_slice_dots(design.csr, v), X @ v)
+    for threads in (1, 2, 3):
+        with use_threads(threads):
+            np.testing.assert_array_equal(
+                parallel.threaded_slice_dots(design.csc, q, threads), X.T @ q)
+            np.testing.assert_array_equal(
+                parallel.threaded_slice_dots(design.csr, v, threads), X @ v)
     assert parallel.product_threads(design) == 1  # 420 entries < PARALLEL_MIN_PRODUCT
     assert parallel.product_threads(as_design(X.toarray())) == 1  # dense: BLAS
 

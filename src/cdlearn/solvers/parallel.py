@@ -151,16 +151,21 @@ def product_threads(design) -> int:
     return current_threads()
 
 
-def threaded_slice_dots(view, vec: np.ndarray) -> np.ndarray:
-    """``x_sᵀ vec`` for every slice of ``view`` on the solve's threads: ``Xᵀq`` from the
-    column view, ``Xv`` from the row view. Each slice is summed by one thread in its
-    stored order, as scipy's CSR product does, so the bits do not depend on the count."""
+def threaded_slice_dots(view, vec: np.ndarray, threads: int) -> np.ndarray:
+    """``x_sᵀ vec`` for every slice of a sparse ``view`` on ``threads`` threads: ``Xᵀq``
+    from the column view, ``Xv`` from the row view. Each slice is summed by one thread
+    in its stored order, as scipy's CSR product does, so the bits do not depend on the
+    count; the slices go in ``threads`` blocks of ~equal entries."""
     # imported here: kernels.parallel_cd loads the CD kernels too (one method's
     # modules per solve)
-    from ..kernels.parallel_cd import parallel_slice_dots
+    from ..kernels.parallel_cd import blocked_slice_dots
 
-    out = np.empty(view.indptr.shape[0] - 1)
-    return parallel_slice_dots(view.data, view.indices, view.indptr, vec, out)
+    indptr = view.indptr
+    bounds = np.searchsorted(indptr, indptr[-1] * np.arange(threads + 1) / threads)
+    bounds[-1] = indptr.shape[0] - 1
+    out = np.empty(indptr.shape[0] - 1)
+    return blocked_slice_dots(view.data, view.indices, indptr, vec, out,
+                              bounds.astype(np.int64))
 
 
 def tau_nice_eso(view, minor_nnz, tau: int, weights=None) -> np.ndarray:

@@ -162,7 +162,7 @@ class WorkingSetState(PrimalIterate):
             loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
         if self.n_threads > 1:
-            grad = threaded_slice_dots(self.view, self._deriv)
+            grad = threaded_slice_dots(self.view, self._deriv, self.n_threads)
             grad /= p.n_samples
             return grad
         return p.design.rmatvec(self._deriv) / p.n_samples
