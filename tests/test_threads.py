@@ -134,35 +134,20 @@ def test_newton_cg_threads_same_optimum():
 @pytest.mark.parametrize("loss,penalty,extra", [
     ("squared", "l1", {}), ("logistic", "l1", {"fit_intercept": True}),
     ("squared", "elastic_net", {"positive": True})])
-def test_ws_cd_threaded_scoring_pass_same_bits(monkeypatch, loss, penalty, extra):
-    """ws-cd's full gradient on threads (column dots, each summed in stored order) is
-    scipy's product bit for bit: 1 thread, 2 threads and the serial product agree."""
+def test_ws_cd_on_threads_same_bits(monkeypatch, loss, penalty, extra):
+    """ws-cd on 2 threads (its column view of CSR input transposed in blocks) makes
+    the serial iterates bit for bit."""
     X, y = _data(n=120, d=300)
     kw = dict(loss=loss, penalty=penalty, lam=1e-2, solver="ws-cd", tol=1e-10, **extra)
-    serial = solve(X, y, **kw, n_threads=2)  # below PARALLEL_MIN_PRODUCT: scipy's product
-    monkeypatch.setattr(parallel, "PARALLEL_MIN_PRODUCT", 0)
+    serial = solve(X, y, **kw, n_threads=2)  # below PARALLEL_MIN_COPY: one thread
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_COPY", 0)
     runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2, 2)]
     assert serial.info["n_threads"] == 1
     assert [r.info["n_threads"] for r in runs] == [1, 2, 2]
     _assert_identical([serial, *runs])
     assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
     assert np.count_nonzero(runs[1].w) > 0
-
-
-def test_threaded_slice_dots_match_the_products():
-    X, _ = _data(n=70, d=50)
-    X = X.tocsr()
-    design = as_design(X)
-    rng = np.random.default_rng(1)
-    q, v = rng.standard_normal(70), rng.standard_normal(50)
-    for threads in (1, 2, 3):
-        with use_threads(threads):
-            np.testing.assert_array_equal(
-                parallel.threaded_slice_dots(design.csc, q, threads), X.T @ q)
-            np.testing.assert_array_equal(
-                parallel.threaded_slice_dots(design.csr, v, threads), X @ v)
-    assert parallel.product_threads(design) == 1  # 420 entries < PARALLEL_MIN_PRODUCT
-    assert parallel.product_threads(as_design(X.toarray())) == 1  # dense: BLAS
+    assert parallel.copy_threads(as_design(X.toarray())) == 1  # dense: no copy
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])

@@ -135,37 +135,19 @@ def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:
     return current_threads()
 
 
-#: a full product (``Xᵀq`` or ``Xv``) of a method that is otherwise serial runs on
-#: threads only from this many stored entries: below it one fork-join of the team
-#: (~10-50 µs) is a visible share of the product.
-PARALLEL_MIN_PRODUCT = 1 << 16
+#: a copy of X into its other layout (the column view of row-major input) is made
+#: on the solve's threads only from this many stored entries: below it one
+#: fork-join of the team (~10-50 µs) is a visible share of the copy.
+PARALLEL_MIN_COPY = 1 << 16
 
 
-def product_threads(design) -> int:
-    """Threads for the full products of a serial method's gap checks and scoring passes
-    (:func:`threaded_slice_dots`): sparse float64 X of at least
-    :data:`PARALLEL_MIN_PRODUCT` entries, else 1."""
+def copy_threads(design) -> int:
+    """Threads for transposing sparse float64 X of at least :data:`PARALLEL_MIN_COPY`
+    entries into a serial method's view (:meth:`cdlearn.data.Design.view`), else 1."""
     if (not design.is_sparse or design.dtype != np.float64
-            or design.nnz < PARALLEL_MIN_PRODUCT):
+            or design.nnz < PARALLEL_MIN_COPY):
         return 1
     return current_threads()
-
-
-def threaded_slice_dots(view, vec: np.ndarray, threads: int) -> np.ndarray:
-    """``x_sᵀ vec`` for every slice of a sparse ``view`` on ``threads`` threads: ``Xᵀq``
-    from the column view, ``Xv`` from the row view. Each slice is summed by one thread
-    in its stored order, as scipy's CSR product does, so the bits do not depend on the
-    count; the slices go in ``threads`` blocks of ~equal entries."""
-    # imported here: kernels.parallel_cd loads the CD kernels too (one method's
-    # modules per solve)
-    from ..kernels.parallel_cd import blocked_slice_dots
-
-    indptr = view.indptr
-    bounds = np.searchsorted(indptr, indptr[-1] * np.arange(threads + 1) / threads)
-    bounds[-1] = indptr.shape[0] - 1
-    out = np.empty(indptr.shape[0] - 1)
-    return blocked_slice_dots(view.data, view.indices, indptr, vec, out,
-                              bounds.astype(np.int64))
 
 
 def tau_nice_eso(view, minor_nnz, tau: int, weights=None) -> np.ndarray:

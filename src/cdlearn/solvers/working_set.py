@@ -44,7 +44,7 @@ from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
 from .base import PrimalIterate, Problem, check_serial_exact_options, initial_primal
 from .intercept import refresh_margins
-from .parallel import product_threads, threaded_slice_dots
+from .parallel import copy_threads
 from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
 
 #: largest share of X's entries copied into a working-set block (see _working_columns)
@@ -112,10 +112,11 @@ class WorkingSetState(PrimalIterate):
 
         self.problem = p = problem
         n, d = p.n_samples, p.n_features
-        # the scoring pass's Xᵀ(s∘φ') over every column on threads (exact: the same
-        # bits on any count): on wide problems it is most of a serial solve's time;
-        # so is transposing row-major input into the column view
-        self.n_threads = product_threads(p.design)
+        # row-major input is transposed into the column view on threads (the same
+        # matrix on any count): Nesterov 10⁵ × 10⁶ CSR, 0.65 s of a 1.4 s solve. The
+        # scoring pass's Xᵀ(s∘φ') stays scipy's: numba's column dots on 2 threads were
+        # no faster than scipy's on one (benchmarks/results/threads.md)
+        self.n_threads = copy_threads(p.design)
         self.view = p.design.view("csc", self.n_threads)
         beta = LOSS_SMOOTHNESS[p.loss]
         self.lips = beta * weighted_column_sq_norms(p) / n  # 0 for an empty column
@@ -161,10 +162,6 @@ class WorkingSetState(PrimalIterate):
         else:
             loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
-        if self.n_threads > 1:
-            grad = threaded_slice_dots(self.view, self._deriv, self.n_threads)
-            grad /= p.n_samples
-            return grad
         return p.design.rmatvec(self._deriv) / p.n_samples
 
     # ---------------------------------------------------------------- protocol
