@@ -93,7 +93,7 @@ def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_k
     rows.append(_row(f"{s_res.solver} serial", "serial", s_res, s_time, s_load, threads=1))
     if "threads" in methods:  # the serial method's exact parallel parts (same iterates)
         t, res, ld = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=2))
-        rows.append(_row(f"{res.solver} threaded products", "threads", res, t, ld))
+        rows.append(_row(f"{res.solver} 2 threads, exact parts", "threads", res, t, ld))
     for tau in taus if "tau" in methods else ():
         for threads in (1, 2):
             t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel,
@@ -121,7 +121,7 @@ def path_case(X, y, repeat, lams, *, tau, methods=("tau", "partition")):
     common = dict(loss="squared", penalty="l1", lams=lams, tol=TOL, max_epochs=100_000)
     runs = [("ws-cd serial", "serial", dict(solver="ws-cd"), 1)]
     if "threads" in methods:
-        runs.append(("ws-cd threaded products", "threads", dict(solver="ws-cd"), 2))
+        runs.append(("ws-cd 2 threads, exact parts", "threads", dict(solver="ws-cd"), 2))
     if "tau" in methods:
         runs += [(f"primal-cd τ-nice τ={tau}", f"tau{tau}",
                   dict(solver="primal-cd", batch_size=tau, sampling="uniform"), t)
@@ -151,9 +151,9 @@ def model_speedup(rows):
     Per method, the per-epoch cost at P threads is Amdahl-fitted to the 1- and
     2-thread measurements, ``c(P) = c1 (s + (1 - s)/P)`` with ``s = 2 c2/c1 - 1``
     (the serial share: τ-nice's draws and two fork-joins per minibatch, the
-    partition's copies and merge, the serial share of a serial method whose full
-    products run on threads; clipped to [0, 1]; for the latter the whole solve's
-    time, setup included), and the epochs at P cores are: threaded products, the
+    partition's copies and merge, the serial share of a serial method whose exact
+    parallel parts run on threads; clipped to [0, 1]; for the latter the whole
+    solve's time, setup included), and the epochs at P cores are: threaded products, the
     serial method's (the same iterates); τ-nice, the measured epochs at its τ (P ≤ τ; τ fixed, so no further
     ESO growth); partition, K = P blocks: the epochs measured at K = 2, 4, ...
     (one run on one thread: the iterates do not depend on the thread count),
@@ -283,7 +283,7 @@ def main(argv=None):
                     help="comma-separated subset of news20, generated, path, nesterov")
     ap.add_argument("--methods", default="threads,tau,partition",
                     help="comma-separated subset of threads (the serial method on 2 "
-                         "threads: its exact parallel products), tau (τ-nice), partition")
+                         "threads: its exact parallel parts), tau (τ-nice), partition")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     repeat = args.repeat or 3
