@@ -177,4 +177,3 @@ def parallel_slice_dots(data, indices, indptr, vec, out):
     for s in prange(out.shape[0]):
         out[s] = slice_dot(data, indices, indptr, s, vec)
     return out
-
