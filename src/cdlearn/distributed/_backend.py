@@ -101,7 +101,7 @@ class DaskActors:
                 info = self.client.scheduler_info()["workers"]
             except (OSError, RuntimeError):  # the scheduler is going away
                 info = {}
-            running = sorted(a for a, w in info.items() if w.get("status") == "running")
+            running = sorted(a for a, w in info.items() if w.get("status", "running") == "running")
             workers = [a for a in running if a not in exclude]
             late = deadline is None or time.perf_counter() > deadline
             if workers or (running and late):
