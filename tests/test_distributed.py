@@ -299,12 +299,13 @@ def _local_cluster():
     return cluster, distributed.Client(cluster)
 
 
-def test_local_cluster(data, tmp_path):
+def test_local_cluster(data, tmp_path, monkeypatch):
     """The LocalCluster scenarios below in one test, so that one cluster of 2 worker
     processes runs even when pytest-xdist spreads this module over several processes."""
     cluster, client = _local_cluster()
     with cluster, client:
         _cluster_cocoa(client, data)
+        _cluster_placement(client, data, monkeypatch)
         _cluster_newton_from_files(client, data, tmp_path)
         _cluster_bad_shard(client, tmp_path)
         _cluster_worker_killed_mid_solve(client, data)
@@ -381,6 +382,62 @@ def _cluster_cocoa(client, data):
                     n_shards=2, method="cocoa+", tol=TOL)
     _check_optimal(res, X, y, "logistic", "elastic_net")
     assert res.trace["comm_seconds"][-1] > 0.0 and res.trace["bytes_up"][-1] > 0
+
+
+def _set_status(dask_worker, status):
+    """On a worker (``client.run``): pause it, as its memory monitor would, or resume it."""
+    from distributed.core import Status
+
+    dask_worker.memory_manager.memory_pause_fraction = False  # else the monitor resumes it
+    dask_worker.status = Status[status]
+
+
+def _cluster_placement(client, data, monkeypatch):
+    """A worker that does not create its shard (its one thread busy, or paused) must
+    not hang the solve: the shard goes to the other worker (it once hung in
+    ``DaskActors.__init__`` on a creation awaited without a limit, workers idle); with
+    no worker able to, a RuntimeError saying why, within the placement's limit."""
+    import distributed
+
+    from cdlearn.distributed import _backend
+
+    X, y = data
+    client.wait_for_workers(2, timeout=60)
+    a, b = sorted(client.scheduler_info()["workers"])
+    started, release = distributed.Event("started"), distributed.Event("release")
+
+    def block():  # holds the worker's only thread until released (at most 60 s)
+        started.set()
+        release.wait(60)
+
+    def solve():
+        return cdd.solve(X, y, loss="logistic", lam=LAM, client=client, n_shards=2,
+                         method="cocoa+", tol=TOL)
+
+    with monkeypatch.context() as m:
+        m.setattr(_backend, "PLACE_SECONDS", 0.5)
+        m.setattr(_backend, "PLACE_TOTAL_SECONDS", 2.0)
+        m.setattr(_backend, "RESTART_SECONDS", 1.0)
+        blocker = client.submit(block, workers=[b], pure=False)
+        assert started.wait(30)
+        res = solve()  # shard 1 goes to b first, whose thread is busy
+        assert res.info["replaced_shards"] == 1
+        _check_optimal(res, X, y, "logistic", "l2")
+        blockers = [blocker, client.submit(block, workers=[a], pure=False)]
+        with pytest.raises(RuntimeError, match=r"could not place shard\(s\) on the Dask workers within 2 s"):
+            solve()  # both threads busy
+        release.set()
+        client.gather(blockers)
+        client.run(_set_status, status="paused", workers=[b])
+        # the scheduler lists b as paused: both shards on a (once a hang: a task pinned to a
+        # paused worker waits for it to resume)
+        res = solve()
+        assert res.info["replaced_shards"] == 0
+        _check_optimal(res, X, y, "logistic", "l2")
+        client.run(_set_status, status="paused", workers=[a])
+        with pytest.raises(RuntimeError, match="no running worker to place the shards on"):
+            solve()
+        client.run(_set_status, status="running")
 
 
 def _cluster_newton_from_files(client, data, tmp_path):

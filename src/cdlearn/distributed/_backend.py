@@ -28,6 +28,19 @@ POLL_SECONDS = 0.02
 RESTART_SECONDS = 60.0
 #: how long the client may try to reconnect to its scheduler before the solve gives up
 RECONNECT_SECONDS = 30.0
+#: a shard not created this long after its placement gets another attempt on another worker
+PLACE_SECONDS = 30.0
+#: the placement's limit: then a RuntimeError names the shards and the workers' states
+PLACE_TOTAL_SECONDS = 300.0
+
+
+def _alive(fut):
+    """A placement attempt that may still give an actor."""
+    return fut is not None and fut.status not in ("cancelled", "lost")
+
+
+def _states(info):
+    return {address: w.get("status") for address, w in info.items()} or "none"
 
 
 class ShardLost(RuntimeError):
@@ -41,7 +54,7 @@ class ShardLost(RuntimeError):
 class InProcess:
     """The shards as objects in this process, run one after another."""
 
-    restarts = 0
+    restarts = replaced = 0
 
     def __init__(self, specs):
         self.shards = [spec.cls(*spec.args, **spec.kwargs) for spec in specs]
@@ -73,37 +86,98 @@ class DaskActors:
         self.actors = [None] * len(self.specs)
         # the scattered rows of every shard, held until close(): released as soon as
         # _create returned, they were once forgotten before the actor that needs them
-        # was created (FutureCancelledError "lost dependencies", at load 20)
+        # was created (FutureCancelledError "lost dependencies", at load 20). They are
+        # scattered under fresh keys (hash=False): keyed by content, a shard scattered
+        # again by the next solve shared its key with the one being released
         self._inputs = {}
-        deadline = time.perf_counter() + RESTART_SECONDS
-        while True:
-            workers = self._workers()
-            try:
-                futures = [self._create(k, workers[k % len(workers)])
-                           for k in range(len(self.specs))]
-                for k, fut in enumerate(futures):
-                    self.actors[k] = fut.result()
-                break
-            except KeyError as exc:
-                # a worker that died a moment ago is still listed (KeyError: its address;
-                # seen after a worker was killed and its nanny restarted it): list again
-                if time.perf_counter() > deadline:
-                    raise RuntimeError(f"could not place the shards on the workers within "
-                                       f"{RESTART_SECONDS:g} s ({exc!r})") from exc
-                time.sleep(0.5)
+        self.replaced = 0
+        self._place(range(len(self.specs)), first=True)
 
-    def _workers(self):
-        workers = sorted(self.client.scheduler_info()["workers"])
-        if not workers:
-            raise RuntimeError("the Dask client has no workers")
-        return workers
+    def _workers(self, exclude=(), deadline=None):
+        """The scheduler's running workers (a fresh list, sorted) not in ``exclude``;
+        waits for one until ``deadline``, then takes any running worker."""
+        while True:
+            try:
+                info = self.client.scheduler_info()["workers"]
+            except (OSError, RuntimeError):  # the scheduler is going away
+                info = {}
+            running = sorted(a for a, w in info.items() if w.get("status", "running") == "running")
+            workers = [a for a in running if a not in exclude]
+            late = deadline is None or time.perf_counter() > deadline
+            if workers or (running and late):
+                return workers or running
+            if late:
+                raise RuntimeError(f"the Dask client has no running worker to place the "
+                                   f"shards on (workers: {_states(info)})")
+            self._check_connected("placing the shards", None)
+            time.sleep(0.2)
+
+    def _place(self, shards, exclude=(), first=False):
+        """Create the actors of ``shards`` on running workers, round-robin (shard k on
+        worker k mod #workers when ``first``).
+
+        A shard not created within :data:`PLACE_SECONDS` (its worker paused, its
+        threads busy, or gone) gets one more attempt on another running worker every
+        :data:`PLACE_SECONDS`; the first attempt to finish wins. After
+        :data:`PLACE_TOTAL_SECONDS` a RuntimeError names the shards and the workers'
+        states: waiting without a limit once hung a solve here with idle workers.
+        """
+        start = time.perf_counter()
+        deadline = start + PLACE_TOTAL_SECONDS
+        workers = self._workers(exclude, start + RESTART_SECONDS)
+        attempts = {}  # shard -> [(address, future or None), ...]
+        for i, k in enumerate(shards):
+            attempts[k] = [self._attempt(k, workers[(k if first else i) % len(workers)])]
+        delay, look = 1e-3, start + 1.0
+        while attempts:
+            self._check_connected("placing the shards", None)
+            for k, tries in list(attempts.items()):
+                won = next((t for t in tries if _alive(t[1]) and t[1].done()), None)
+                if won is not None:
+                    self.actors[k] = won[1].result()  # a bad file's error propagates
+                    self.replaced += won[0] != tries[0][0]
+                    for _, fut in tries:
+                        if fut is not None and fut is not won[1]:
+                            fut.cancel()
+                    del attempts[k]
+            now = time.perf_counter()
+            if attempts and now > deadline:
+                raise RuntimeError(self._unplaced(attempts, now - start))
+            for k, tries in attempts.items() if now > look else ():
+                live = [t for t in tries if _alive(t[1])]
+                if not live or now - start >= PLACE_SECONDS * len(tries):
+                    used = {a for a, _ in live}
+                    free = [w for w in self._workers(exclude, deadline) if w not in used]
+                    if free:
+                        tries.append(self._attempt(k, free[(k + len(tries)) % len(free)]))
+            look = now + 1.0 if now > look else look
+            time.sleep(delay)
+            delay = min(2.0 * delay, POLL_SECONDS)
+
+    def _attempt(self, k, address):
+        try:
+            return address, self._create(k, address)
+        except (KeyError, OSError):  # a worker that died a moment ago is still listed
+            return address, None
+
+    def _unplaced(self, attempts, seconds):
+        try:
+            info = self.client.scheduler_info()["workers"]
+        except (OSError, RuntimeError):
+            info = {}
+        tried = {self.specs[k].kwargs["name"]: [a for a, _ in t] for k, t in attempts.items()}
+        return (f"could not place shard(s) on the Dask workers within {seconds:.0f} s "
+                f"(tried {tried}; workers: {_states(info)}): are they paused (memory), busy "
+                f"with other tasks, or gone?")
 
     def _create(self, k, address):
         spec = self.specs[k]
         args = spec.args
         if not isinstance(args[0], str):  # data in memory: scatter it to that worker
-            data = self.client.scatter(args[0], workers=[address], direct=True)
-            self._inputs[k] = data
+            # to a paused worker, scatter waits for it to resume: at most PLACE_SECONDS
+            data = self.client.scatter(args[0], workers=[address], direct=True, hash=False,
+                                       timeout=PLACE_SECONDS)
+            self._inputs.setdefault(k, []).append(data)
             args = (data, *args[1:])
         return self.client.submit(spec.cls, *args, **spec.kwargs, workers=[address],
                                   actor=True, pure=False, allow_other_workers=False)
@@ -170,29 +244,9 @@ class DaskActors:
                                f"closed) during {method!r}: the solve cannot go on") from exc
 
     def _restart(self, lost):
-        # the scheduler needs a moment to notice the dead worker and drop it
-        deadline = time.perf_counter() + RESTART_SECONDS
-        gone = self._addresses(lost)
-        while True:
-            try:
-                workers = self._workers()
-            except (OSError, RuntimeError):
-                workers = []
-            alive = [w for w in workers if w not in gone]
-            if alive or time.perf_counter() > deadline:
-                break
-            time.sleep(0.2)
-        if not (alive or workers):
-            raise RuntimeError(f"no Dask worker to reload shard(s) {lost} on within "
-                               f"{RESTART_SECONDS:g} s (the cluster is gone?)")
-        workers = alive or workers
-        futures = {k: self._create(k, workers[i % len(workers)]) for i, k in enumerate(lost)}
-        try:
-            for k, fut in futures.items():
-                self.actors[k] = fut.result(timeout=RESTART_SECONDS)
-        except TimeoutError as exc:
-            raise RuntimeError(f"shard(s) {lost} could not be reloaded within "
-                               f"{RESTART_SECONDS:g} s (the cluster is gone?)") from exc
+        # the scheduler needs a moment to notice the dead worker and drop it: _place
+        # waits up to RESTART_SECONDS for a running worker other than the dead ones
+        self._place(lost, exclude=self._addresses(lost))
         self.restarts += len(lost)
 
     def _addresses(self, shards):

@@ -203,6 +203,7 @@ def solve(data, y=None, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5,
     result.info["reason"] = reason
     result.info["n_shards"] = len(specs)
     result.info["restarted_shards"] = backend.restarts
+    result.info["replaced_shards"] = backend.replaced
     return result
 
 
