@@ -262,13 +262,21 @@ def test_stalled_gap_stops_without_warning():
     assert res.gap <= 1e-6 * np.log(2.0)
 
 
-def test_gap_plateau_while_support_settles_is_not_a_stall():
+@pytest.mark.parametrize("reference", [
+    # LARS's homotopy is exact up to rounding: 4.7e-11 from the CD reference, in 0.02 s
+    "lars",
+    # scikit-learn's CD at tol=1e-14 takes ~20 s here
+    pytest.param("cd", marks=pytest.mark.slow),
+])
+def test_gap_plateau_while_support_settles_is_not_a_stall(reference):
     # seed 4 (50 × 1000): the gap stays at ~1.7e-7 for ~100 outer iterations while the
     # support settles (error 2e-2 → 3e-3); a stall rule on the gap alone stopped it there
     # 1.7e-2 away. w moves, so the run goes on to the coefficient target
     X, y = _wide(4, 50, 1000)
     alpha = 1e-3 * _alpha_max(X, y)
-    w_ref = _quiet_fit(sk.Lasso(alpha=alpha, **TIGHT), X, y).coef_
+    ref = (sk.LassoLars(alpha=alpha, max_iter=100_000, eps=1e-16) if reference == "lars"
+           else sk.Lasso(alpha=alpha, **TIGHT))
+    w_ref = _quiet_fit(ref, X, y).coef_
     assert _rel_err(Lasso(alpha=alpha).fit(X, y).coef_, w_ref) <= 1e-4
 
 
