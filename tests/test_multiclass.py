@@ -107,6 +107,11 @@ def test_per_class_warm_start():
 def test_detection_and_errors():
     assert is_multiclass("logistic", [0, 1, 2])
     assert not is_multiclass("logistic", [-1, 1, 1])
+    # ±1 labels leave after one comparison pass; anything else is counted
+    assert not is_multiclass("logistic", np.array([1.0, -1.0, -1.0]))
+    assert is_multiclass("logistic", np.array([-1.0, 1.0, 3.0]))
+    assert is_multiclass("logistic", np.array([-1, 1, 0], dtype=np.int8))
+    assert not is_multiclass("logistic", [-1.0, 1.0, np.nan])
     assert not is_multiclass("squared", [0, 1, 2])
     assert not is_multiclass("logistic", [0.0, np.nan, 2.0])
     assert is_multiclass("logistic", [0.0, 1.0, 2.0])

@@ -53,9 +53,11 @@ MAX_ABS_VALUE = 1e50
 #: empty numba cache each numba function costs 0.2-0.3 s to compile, more than the
 #: numpy form loses on such arrays over a whole fit (issue 22: a first fit on a small
 #: problem within 3 s); above it the loops, which make no temporaries, are faster.
-#: 2^14: a logistic certificate in numpy takes 4-6× the loop's time (exp and log1p
-#: over temporaries), so a9a's 32,561 samples keep the loop.
-SMALL_ARRAY = 1 << 14
+#: 2^12: the first fits issue 22 is about (scikit-learn's toy sets, <= 1,797 rows and
+#: 64 features) stay below it, while a warm solve on 10,000 rows gains 10-20% from the
+#: loops (a logistic certificate in numpy takes 2-6× the loop's time: exp and log1p over
+#: temporaries; benchopt's L1 logistic on 10,000 × 100 at reg 0.5: 11.8 -> 9.7 ms CPU).
+SMALL_ARRAY = 1 << 12
 #: The same for a pass made once per fit (the validation scan, a layout copy): up to
 #: this many entries numpy's pass (a few ms) costs less than one compilation.
 SMALL_INPUT = 1 << 17

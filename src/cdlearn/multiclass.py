@@ -238,6 +238,8 @@ def is_multiclass(loss, y) -> bool:
         return False
     if arr.dtype.kind == "c":
         return False
+    if arr.dtype.kind in "fiu" and bool(np.all(np.abs(arr) == 1)):
+        return False  # ±1 labels, what binary solves pass: one comparison pass, no sort
     if arr.dtype.kind == "f" and not (np.all(np.isfinite(arr)) and np.all(arr == np.round(arr))):
         return False  # continuous targets are not class labels (scikit-learn's rule)
     return np.unique(arr).size > 2
