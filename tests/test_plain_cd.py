@@ -120,3 +120,51 @@ def test_gram_cd_initial_certificate(sparse):
     d0 = np.sum(alpha * y - alpha * alpha / (2 * sw)) / n
     assert res.trace["primal"][0] == pytest.approx(p0, rel=1e-14)
     assert res.trace["gap"][0] == pytest.approx(p0 - d0, rel=1e-12)
+
+
+@pytest.mark.parametrize("solver", ["primal-cd", "gram-cd"])
+def test_cold_start_reuses_xty_and_follows_y(solver, monkeypatch):
+    # c = Xᵀ(s∘y)/n is kept on the design for the last y: plain CD's check at w = 0 and
+    # gram-cd's linear term take no product with X on a repeated (X, y); a y or weights
+    # changed in place must not be served the old c
+    X, y = _data(150, 40, seed=8)
+    sw = np.random.default_rng(3).uniform(0.5, 2.0, 150)
+    n = len(y)
+    lam = 0.1 * np.abs(X.T @ (sw * y)).max() / n
+    products = []
+    real = cdlearn.data.Design.rmatvec
+    monkeypatch.setattr(cdlearn.data.Design, "rmatvec",
+                        lambda self, r: products.append(1) or real(self, r))
+
+    def fit(yy, ww, **kw):
+        products.clear()
+        return cdlearn.solve(X, yy, penalty="l1", lam=lam, solver=solver, sample_weight=ww,
+                             tol=1e-14, max_epochs=2000, **kw)
+
+    first = fit(y, sw)
+    again = fit(y, sw)
+    # primal-cd: no Xᵀr at epoch 0, only at its later checks (one fewer than the checks)
+    assert len(products) == (len(again.trace) - 1 if solver == "primal-cd" else 0)
+    assert again.primal == first.primal and np.array_equal(again.w, first.w)
+    for change in ("y", "weights"):
+        yy, ww = y.copy(), sw.copy()
+        fit(yy, ww)  # cached for these contents
+        if change == "y":
+            yy *= -0.5
+            yy += 1.0
+        else:
+            ww[::3] *= 3.0
+        res = fit(yy, ww)
+        fresh = fit(yy.copy(), ww.copy())
+        p0 = 0.5 * np.sum(ww * yy * yy) / n
+        u = X.T @ (ww * yy) / n
+        alpha = min(1.0, lam / np.abs(u).max()) * ww * yy
+        d0 = np.sum(alpha * yy - alpha * alpha / (2 * ww)) / n
+        assert res.trace["gap"][0] == pytest.approx(p0 - d0, rel=1e-12)
+        assert res.primal == fresh.primal and np.array_equal(res.w, fresh.w)
+        # the optimum of the changed problem, not of the cached one (scikit-learn rescales
+        # the weights to sum to n: its alpha is lam n / Σs for the same minimiser)
+        ref = sk.Lasso(alpha=lam * n / ww.sum(), fit_intercept=False, tol=1e-14,
+                       max_iter=100_000).fit(X, yy, sample_weight=ww)
+        assert _objective(X, yy, res.w, 0.0, lam, 1.0, ww) == pytest.approx(
+            _objective(X, yy, ref.coef_, 0.0, lam, 1.0, ww), rel=1e-11)

@@ -88,7 +88,7 @@ def test_penalty_sums_match_the_loops(l1, l2, positive):
 def test_scan_matches_the_loop(values):
     bits = data._flat_bits(values)
     sign = data._SIGN[bits.dtype.itemsize]
-    assert [int(v) for v in data._scan(bits, sign)] == \
+    assert [int(v) for v in data._scan_numpy(bits, sign)] == \
         [int(v) for v in data._scan_loop(bits, sign)]
 
 
@@ -128,3 +128,20 @@ def test_multinomial_sums_match_the_loops():
     value = mo.multinomial_loss_gradient(G, labels, sw, 1.0 / n)
     assert _rel(value, mo._multinomial_loss_gradient_loop(G_loop, labels, sw, 1.0 / n)) < 1e-14
     np.testing.assert_allclose(G, G_loop, rtol=1e-13, atol=1e-17)
+
+
+def test_scan_takes_the_loop_once_it_ran_for_the_width(monkeypatch):
+    # small arrays take numpy's form until the loop ran for their width (no compilation
+    # on a cold start), then the loop; both give the same scan
+    bits = data._flat_bits(np.random.default_rng(2).standard_normal(500))
+    sign = data._SIGN[8]
+    expected = [int(v) for v in data._scan_numpy(bits, sign)]
+    taken = []
+    numpy_form = data._scan_numpy
+    monkeypatch.setattr(data, "_scan_numpy", lambda *a: taken.append("numpy") or numpy_form(*a))
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", set())
+    assert [int(v) for v in data._scan(bits, sign)] == expected
+    assert taken == ["numpy"] and data._LOOP_WIDTHS == set()
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", {8})
+    assert [int(v) for v in data._scan(bits, sign)] == expected
+    assert taken == ["numpy"]

@@ -116,6 +116,8 @@ def main(argv=None) -> int:
                     help="'all' or a list of tall, square, wide, leukemia")
     ap.add_argument("--peers", default=",".join(PEERS), help="benchopt solver names")
     ap.add_argument("--out", default=str(HERE.parent / "results" / "benchopt_lasso.md"))
+    ap.add_argument("--keep", help="a directory to copy benchopt's parquet files into "
+                    "(per-call stop values, times and objectives)")
     args = ap.parse_args(argv)
     import pandas as pd
 
@@ -139,6 +141,9 @@ def main(argv=None) -> int:
             for reg in REGS:
                 path = run_case(bench, case, reg, args.reps, args.max_runs, args.timeout,
                                 ("cdlearn", "cdlearn-tol", *args.peers.split(",")))
+                if args.keep:
+                    Path(args.keep).mkdir(parents=True, exist_ok=True)
+                    shutil.copy(path, Path(args.keep) / path.name)
                 t, reach = times_to_targets(pd.read_parquet(path))
                 ours = t.pop(OURS[0])
                 t.pop(OURS[1], None)

@@ -34,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ..data import _fingerprint
 from ..kernels.gram_cd import gram_cd_epoch
 from ..objectives import certificate_from_dual_point
 from ..penalties import penalty_value
@@ -132,38 +133,67 @@ def _gram_key(p: Problem):
     return ("gram", bool(p.fit_intercept), None if unit else hash(p.sample_weight.tobytes()))
 
 
-def gram_system(problem: Problem, gram=None):
-    """``(G, c, x̄, ȳ)`` for ``problem``: ``G = Σ s_i x̃_i x̃_iᵀ / n``, ``c = Σ s_i x̃_i ỹ_i / n``.
+def _transposed(p: Problem):
+    """Xᵀ for the products of :func:`gram_system`: scipy's transpose for sparse X, else a
+    C-ordered float64 ``(d, n)`` array over the column view (no copy of Fortran-ordered
+    float64 input), so that the products round alike whatever the caller's layout."""
+    if p.design.is_sparse:
+        return p.design.to_scipy().T
+    XT = p.design.csc.data.reshape(p.n_features, p.n_samples)
+    return XT if XT.dtype == np.float64 else XT.astype(np.float64)
 
-    ``x̃, ỹ`` are centred by their weighted means with an intercept. ``gram``: the
-    un-normalised ``Σ s_i x̃_i x̃_iᵀ``, as scikit-learn's precompute (checked for shape
-    and finiteness here, for its values by the estimators).
+
+def linear_terms(problem: Problem, XT=None):
+    """``(c, x̄, ȳ)`` of :func:`gram_system`, kept on the design for the last ``y`` seen.
+
+    ``c = Xᵀy/n`` is a pass over X, as much as the rest of a solve on a tall X
+    whose Gram is cached (benchopt's repeated solves, a path's λs on one y), and
+    without an intercept it is also ``Xᵀα/n`` of the gap at ``w = 0`` (plain CD's
+    first check). It is reused while ``y`` has the same contents
+    (:func:`~cdlearn.data._fingerprint`, O(n)); one entry per design and weighting,
+    so a loop over many targets keeps one.
     """
     p = problem
-    n, d = p.n_samples, p.n_features
-    if d > GRAM_MAX:
-        raise ValueError(f"solver='gram-cd' needs a dense {d}×{d} Gram matrix; it is "
-                         f"limited to {GRAM_MAX} features")
-    sw, y = p.sample_weight, p.y
-    unit = bool(np.all(sw == 1.0))
-    if p.design.is_sparse:
-        M = p.design.to_scipy()
-        XT = M.T
-    else:
-        # Xᵀ as a C-ordered (d, n) array over the column view (no copy of Fortran-ordered
-        # input): the products below then round alike whatever the caller's layout
-        v = p.design.csc
-        XT = v.data.reshape(d, n)
-        if XT.dtype != np.float64:
-            XT = XT.astype(np.float64)
+    key = ("linear",) + _gram_key(p)
+    mark = _fingerprint(p.y)
+    cache = p.design.__dict__.setdefault("_derived", {})
+    entry = cache.get(key)
+    if entry is not None and entry[0] == mark:
+        return entry[1]
+    XT = _transposed(p) if XT is None else XT
+    sw, y, n = p.sample_weight, p.y, p.n_samples
     xbar = np.asarray(XT @ sw, dtype=np.float64).ravel() / float(sw.sum()) \
-        if p.fit_intercept else np.zeros(d)
+        if p.fit_intercept else np.zeros(p.n_features)
     ybar = float(sw @ y) / float(sw.sum()) if p.fit_intercept else 0.0
     yc = y - ybar
     c = np.asarray(XT @ (sw * yc), dtype=np.float64).ravel()
     if p.fit_intercept:
         c -= xbar * float(sw @ yc)  # zero in exact arithmetic; removes its rounding
     c /= n
+    for a in (c, xbar):
+        a.flags.writeable = False  # shared by later solves
+    cache[key] = (mark, (c, xbar, ybar))
+    return c, xbar, ybar
+
+
+def gram_system(problem: Problem, gram=None):
+    """``(G, c, x̄, ȳ)`` for ``problem``: ``G = Σ s_i x̃_i x̃_iᵀ / n``, ``c = Σ s_i x̃_i ỹ_i / n``.
+
+    ``x̃, ỹ`` are centred by their weighted means with an intercept. ``gram``: the
+    un-normalised ``Σ s_i x̃_i x̃_iᵀ``, as scikit-learn's precompute (checked for shape
+    and finiteness here, for its values by the estimators). ``c, x̄, ȳ`` and G are
+    cached on the design (:func:`linear_terms`, :meth:`~cdlearn.data.Design.derived`).
+    """
+    p = problem
+    n, d = p.n_samples, p.n_features
+    if d > GRAM_MAX:
+        raise ValueError(f"solver='gram-cd' needs a dense {d}×{d} Gram matrix; it is "
+                         f"limited to {GRAM_MAX} features")
+    sw = p.sample_weight
+    unit = bool(np.all(sw == 1.0))
+    XT = _transposed(p)
+    M = p.design.to_scipy() if p.design.is_sparse else None
+    c, xbar, ybar = linear_terms(p, XT)
     if gram is not None:
         G = np.array(gram, dtype=np.float64, order="C")
         if G.shape != (d, d):

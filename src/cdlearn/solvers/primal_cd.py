@@ -52,6 +52,7 @@ from ..kernels.primal_cd import (
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
 from ..kernels.views import weighted_slice_powers
 from ..losses import step_smoothness
+from ..objectives import certificate_from_dual_point
 from ..sampling import (
     CYCLIC,
     IMPORTANCE,
@@ -64,6 +65,7 @@ from ..sampling import (
     tau_nice_weights,
 )
 from .base import PLAIN_CHECK_SPACING, PrimalIterate, Problem, initial_primal
+from .gram_cd import linear_terms
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 from .parallel import Partition, check_partition, minibatch_threads
 
@@ -257,6 +259,15 @@ class PrimalCDState(PrimalIterate):
     def certificate(self):
         p = self.problem
         self._checks += 1
+        if (self._checks == 1 and self.fast_squared and p.l1 > 0.0 and not p.fit_intercept
+                and not self._z_from_resid and not np.any(self.w)):
+            # the check at a cold start (w = 0, z = 0): α = s∘y, and Xᵀα/n is gram-cd's
+            # c = Xᵀ(s∘y)/n, cached on the design for this y (one pass of X saved per
+            # call of a sequence of solves on one (X, y): benchopt's, a path's)
+            alpha = p.sample_weight * p.y
+            return certificate_from_dual_point(p.loss_code, self.z, alpha, p.y,
+                                               p.sample_weight, self.w,
+                                               linear_terms(p)[0], p.l1, p.l2, p.positive)
         if self._z_from_resid:
             np.add(self.resid, p.y, out=self.z)
             self._z_from_resid = False
