@@ -819,10 +819,11 @@ def run_table2(out_dir: Path, full: bool) -> Path:
 
 SWEEP_NOTE = (
     "What the fractions depend on that the paper does not give (measured at the optimum by "
-    "`benchmarks/dgpd_table2_sweep.py`, [dgpd_table2_sweep.md](../../dgpd_table2_sweep.md)): "
+    "`benchmarks/dgpd_table2_sweep.py` on the quick sets, "
+    "[dgpd_table2_sweep.md](../../dgpd_table2_sweep.md)): "
     "the dual nonzeros are the samples with margin < 1, nearly all of them classified "
     "correctly but inside the margin, not errors. Over λ = 0.01..10 (μ = 0.01) the dual "
-    "fraction is smallest at small λ and stays several times the paper's; larger feature "
+    "fraction is smallest at λ ≤ 0.1 and stays several times the paper's; larger feature "
     "rows (rows of norm s are λ/s and μ/s² on unit rows; the paper does not say how it "
     "scaled its RF / RB features, nor its kernel widths) leave fewer samples inside the "
     "margin. DGPD's counts along its run are those of the optimum from a relative "
