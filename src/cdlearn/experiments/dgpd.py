@@ -826,8 +826,9 @@ SWEEP_NOTE = (
     "fraction is smallest at λ ≤ 0.1 and stays several times the paper's; larger feature "
     "rows (rows of norm s are λ/s and μ/s² on unit rows; the paper does not say how it "
     "scaled its RF / RB features, nor its kernel widths) leave fewer samples inside the "
-    "margin. DGPD's counts along its run are those of the optimum from a relative "
-    "objective of 1e-2 on, so an earlier stop would not explain the gap. Rows of norm 1 "
+    "margin. From a relative objective of 1e-2 on, DGPD's counts along its run are within "
+    "2 points of the optimum's and denser, not sparser, so an earlier stop would not "
+    "explain the gap. Rows of norm 1 "
     "(RF: sqrt(2/D)·cos) are kept.")
 
 

@@ -19,7 +19,9 @@ Steps whose draw does not depend on the support (q = 0, i.e. UCDC, and every
 step before ``k0``) go through primal CD's two-ahead draw pipeline
 (:func:`~cdlearn.kernels.views.step_ahead`): the same draws in the same order,
 so the same iterates, with the random column's cache misses overlapped with the
-current step (rcdc-table5: the fixed cost of a step at m = 10⁷, n = 10⁶).
+current step, and at the end of a step the next column's first 16 rows of the
+residual are prefetched (rcdc-table5, m = 10⁷, n = 10⁶, 10 nonzeros per column:
+~1,000 → ~500 ns per step; benchmarks/rcdc_step_ab.py).
 """
 
 from numba import njit
@@ -92,6 +94,12 @@ def primal_cd_shrinking_epoch(
                                inv_n, use_newton, j, supp, pos, n_supp)
         entries += visited
         updates += moved
+        if it + 1 < plain and indices.shape[0] > 0:
+            # the next column's row indices were prefetched at the start of this step and
+            # have had the step's time to arrive: prefetch the rows of z they point to
+            start = indptr[j_next]
+            for k in range(start, min(indptr[j_next + 1], start + 16)):
+                prefetch(z, indices[k])
     for _ in range(n_updates - plain):
         if n_supp[0] > 0 and next_double(rng) < q:
             j = supp[next_index(rng, n_supp[0])]
