@@ -244,6 +244,8 @@ def test_fig4_still_runs(out):
         assert all(math.isclose(float(r["saving"]), 1 - num(r["k_over_n_q09"])
                                 / num(r["k_over_n_q0"])) for r in mine)
         assert sum(float(r["saving"]) for r in mine) / len(mine) < 0.6
+    # the share of q = 0's run with the support back near x* (what shrinking can shorten)
+    assert all(0.0 <= float(r["q0_share_after_support_back"]) < 1.0 for r in sweep)
     # 0.9-shrinking saves 39% of the iterations (paper: ~70% of the time): "partly"
     assert verdict_of(folder, "rcdc-fig4")["verdict"] == "partly"
 

@@ -97,6 +97,22 @@ def test_shrinking_q0_is_uniform_draws(lasso):
     assert np.abs(other.w - a.w).max() > 1e-10 * np.abs(a.w).max()
 
 
+@pytest.mark.parametrize("q, k0", [(0.0, 0.0), (0.9, 3.0)])
+def test_shrinking_draws_do_not_depend_on_calls(q, k0):
+    """Draws made ahead (the prefetch pipeline before k0 / at q = 0) never go past a
+    call's last step: one call or 7 calls whose ends cut across k0 give the same bits."""
+    from cdlearn.experiments.rcdc_tables import Algorithm4, make_instance
+
+    inst = make_instance(2000, 400, 4000, 20, seed=0)
+    one, chunked = Algorithm4(inst, q=q, k0_epochs=k0, seed=1), Algorithm4(inst, q=q,
+                                                                          k0_epochs=k0, seed=1)
+    one.run(7 * 177)
+    for _ in range(7):
+        chunked.run(177)
+    assert np.array_equal(one.x, chunked.x) and np.array_equal(one.g, chunked.g)
+    assert np.array_equal(one.rng, chunked.rng) and one.nnz == chunked.nnz > 0
+
+
 def test_shrinking_other_losses():
     rng = np.random.default_rng(0)
     X = sp.random(300, 80, density=0.1, random_state=1, format="csc")

@@ -74,7 +74,7 @@ QUICK = dict(digits_rows=400, n_rf=100, n_rb=20, digit_classes=(0, 1, 2), news_r
 FULL = dict(digits_rows=None, n_rf=2000, n_rb=300, digit_classes=tuple(range(10)),
             news_rows=None, repeats=3, ref_tol=1e-10, stop_rel=1e-6, max_epochs=100_000,
             max_seconds=120.0, table_epochs=5000, t2_rf_rows=20_000, t2_rf=4000,
-            t2_rb_rows=None, t2_rb=100, t2_news_rows=None)
+            t2_rb_rows=None, t2_rb=200, t2_news_rows=None)
 #: label -> (cdlearn solver, options)
 METHODS = {
     "DGPD": ("dgpd", {"active_set": True}),
@@ -91,6 +91,33 @@ PAPER_TABLE2 = [
     ("RCV1-Regions", "47,236", "68.38", "199,328", "23,149", 225, "1,123", "1,447"),
     ("Sector", "55,197", "162.94", "7,793", "961", 105, "610", "655"),
 ]
+
+
+#: the paper's sets each substitute stands in for (same feature kind)
+COUNTERPARTS = {"ijcnn1-RF": ("Mnist-RF", "Aloi-RF"), "ijcnn1-RB": ("Mnist-RB", "Aloi-RB"),
+                "news20-OvR": ("RCV1-Regions", "Sector")}
+#: a substitute's nonzero fraction agrees when it lies within this factor of the range of
+#: its counterparts' fractions (Table 2 read per binary problem; see :func:`paper_fractions`)
+FRACTION_FACTOR = 3.0
+
+
+def paper_fractions(name: str) -> tuple[float, float]:
+    """Table 2's nonzeros of set ``name`` as fractions of one binary problem's variables.
+
+    The paper does not say how it counts over the one-vs-rest classes. Summed over
+    them its counts are impossible: Aloi-RF's 891 primal nonzeros over 1,000 classes
+    leave most classes at w = 0, and a class at w = 0 has every one of its 90,000
+    dual variables nonzero (margin 0 < 1), against 1,428 in the table. So the counts
+    are one problem's (or a per-class mean): primal / #features, dual / #train.
+    """
+    row = next(r for r in PAPER_TABLE2 if r[0] == name)
+    feats, train = (float(row[i].replace(",", "")) for i in (1, 3))
+    return float(row[6].replace(",", "")) / feats, float(row[7].replace(",", "")) / train
+
+
+def fraction_agrees(value: float, paper: list[float]) -> bool:
+    """``value`` within :data:`FRACTION_FACTOR` of the range of the paper's ``paper``."""
+    return min(paper) / FRACTION_FACTOR <= value <= max(paper) * FRACTION_FACTOR
 
 
 def paper_penalty(lam: float, mu: float, n: int) -> dict:
@@ -693,12 +720,30 @@ def run_table2(out_dir: Path, full: bool) -> Path:
     paper = ["| Data set | #features | #nonzero/sample | #train | #test | #classes | "
              "#nz-primal | #nz-dual |", "|---|---|---|---|---|---|---|---|"]
     paper += ["| " + " | ".join(str(v) for v in row) + " |" for row in PAPER_TABLE2]
-    fractions = ["| Data set | primal nonzero | dual nonzero |", "|---|---|---|"]
-    fractions += [f"| {r['dataset']} (ours) | {r['nz_primal'] / (r['problems'] * r['features']):.2%} "
-                  f"| {r['nz_dual'] / (r['problems'] * r['train']):.2%} |" for r in rows]
-    fractions += [f"| {name} (paper) | {_paper_fraction(nzp, feats, k):.3%} | "
-                  f"{_paper_fraction(nzd, train, k):.3%} |"
-                  for name, feats, _, train, _, k, nzp, nzd in PAPER_TABLE2]
+    frac = {r["dataset"]: (r["nz_primal"] / (r["problems"] * r["features"]),
+                           r["nz_dual"] / (r["problems"] * r["train"]), r["converged"])
+            for r in rows}
+    fractions = ["| Data set | primal nonzero | dual nonzero | the paper's counterparts "
+                 "(primal / dual) | within 3x: primal / dual |", "|---|---|---|---|---|"]
+    checks = {}
+    for name, (p, d, conv) in frac.items():
+        sets = COUNTERPARTS.get(name, ())
+        ref = [paper_fractions(c) for c in sets]
+        checks[name] = ok = (conv and bool(ref) and fraction_agrees(p, [r[0] for r in ref]),
+                             conv and bool(ref) and fraction_agrees(d, [r[1] for r in ref]))
+        fractions.append(
+            f"| {name} | {p:.2%} | {d:.2%} | "
+            + "; ".join(f"{c} {rp:.2%} / {rd:.2%}" for c, (rp, rd) in zip(sets, ref,
+                                                                           strict=True))
+            + f" | {'yes' if ok[0] else 'no'} / {'yes' if ok[1] else 'no'} |")
+    agreeing = [k for k, ok in checks.items() if all(ok)]
+    verdict = ("agrees" if len(agreeing) == len(checks) else
+               "partly" if any(any(ok) for ok in checks.values()) else "no")
+    summed = ["| Data set (paper) | per problem: primal / dual | summed over the classes: "
+              "primal / dual |", "|---|---|---|"]
+    summed += [f"| {name} | {paper_fractions(name)[0]:.3%} / {paper_fractions(name)[1]:.3%} | "
+               f"{_paper_fraction(nzp, feats, k):.4%} / {_paper_fraction(nzd, train, k):.4%} |"
+               for name, feats, _, train, _, k, nzp, nzd in PAPER_TABLE2]
     scaling = "\n".join(
         f"- {r['dataset']}: summed loss (used) {r['nz_primal']:,} primal / {r['nz_dual']:,} "
         f"dual nonzeros; 1/n-averaged loss {r['nz_primal_mean_scaling']:,} / "
@@ -713,16 +758,21 @@ def run_table2(out_dir: Path, full: bool) -> Path:
         "counts and the test accuracy come from dual CD at a gap ≤ 1e-9·P(0).\n\n"
         + "\n".join(ours)
         + "\n\nPaper (Table 2):\n\n" + "\n".join(paper)
-        + "\n\nNonzero fractions (nonzeros / (classes x features) primal, / (classes x "
-        "training samples) dual; binary sets: one problem):\n\n" + "\n".join(fractions)
-        + f"\n\nVerdict rule: a set counts as sparse when DGPD converged and at most "
-        f"{SPARSE_FRACTION:.0%} of its primal and of its dual variables are nonzero. The "
-        "paper's fractions are far smaller (≤ 2% primal, ≤ 0.4% dual): its sets have "
-        "3 to 5,000 times the samples x classes of the full runs here, and MNIST / Aloi "
-        "one-vs-rest problems are nearly "
-        "separable in the RF / RB spaces, so few samples keep a margin < 1; ijcnn1 (10% "
-        "positives, ~98% accuracy at best) and 20-class news20 leave more samples inside the "
-        "margin.\n\nWhich objective scaling the paper used, checked on the data:\n\n"
+        + "\n\nNonzero fractions per binary problem (ours: nonzeros / (problems x features) "
+        "primal, / (problems x training samples) dual, i.e. the mean over the one-vs-rest "
+        "problems; the paper's: its count / #features and / #train):\n\n"
+        + "\n".join(fractions)
+        + "\n\nHow Table 2 counts over the classes is not stated. Read as sums over the "
+        "one-vs-rest problems its counts are impossible (Aloi-RF: 891 primal nonzeros over "
+        "1,000 classes leave most classes at w = 0, and such a class has all its 90,000 dual "
+        "variables nonzero, margin 0 < 1, against 1,428 in the table), so the verdict reads "
+        "them per problem. Both readings:\n\n" + "\n".join(summed)
+        + f"\n\nVerdict rule: a set agrees when DGPD converged and its primal and its dual "
+        f"fraction each lie within {FRACTION_FACTOR:g}x of the range of its counterparts' "
+        "(RF: Mnist-RF, Aloi-RF; RB: Mnist-RB, Aloi-RB; text: RCV1-Regions, Sector); "
+        "**agrees** if every set does, **partly** if some fraction does, **no** otherwise: "
+        f"**{verdict}**.\n\n" + SWEEP_NOTE
+        + "\n\nWhich objective scaling the paper used, checked on the data:\n\n"
         + scaling
         + "\n\nEvery sample has (about) unit norm, as in the paper's constructions: RF "
         "rows sqrt(2/D)·cos(·) have norm ≈ 1, RB rows one 1/sqrt(P) per grid, news20 rows are "
@@ -735,41 +785,51 @@ def run_table2(out_dir: Path, full: bool) -> Path:
     data = ("\n".join(_describe(d) for d in datasets)
             + "\n\nijcnn1 (49,990 x 22, the largest low-dimensional set here) with the "
             "paper's two maps stands in for MNIST / Aloi: RF gives dense features (the "
-            "paper: 10,000 per sample), RB sparse ones (one per grid; the paper: 1,000 / 200 "
-            "grids); the kernel widths follow the median heuristic used for digits in "
+            "paper: 10,000 per sample; D = 4,000 on 18,000 rows keeps D/n = 0.22 near the "
+            "paper's 0.11-0.17, D = 10,000 would need all of ijcnn1 as 3.6 GB of dense features), RB "
+            "sparse ones (one per grid; the full run uses 200 grids as the paper's Aloi-RB, "
+            "Mnist-RB has 1,000); the kernel widths (not given in the paper) follow the "
+            "median heuristic used for digits in "
             "`dgpd-fig1`. news20 one-vs-rest over its 20 classes (tf-idf, unit rows) stands in "
             "for the multiclass text sets RCV1-regions and sector. 10% of the rows are held "
             "out. `dgpd-fig1` keeps its smaller digits / news20-binary sets (its timings are "
             "measured there).")
     write_markdown(out_dir / "README.md", "DGPD Table 2: data statistics and DGPD's sparsity",
                    [("Result", body), ("Data", data)])
-    frac = {r["dataset"]: (r["nz_primal"] / (r["problems"] * r["features"]),
-                           r["nz_dual"] / (r["problems"] * r["train"]), r["converged"])
-            for r in rows}
-    # the paper's table: at most ~2% of the primal and ~4% of the dual variables nonzero;
-    # "sparse" here = at most a quarter of each, at a converged DGPD run
-    sparse = [k for k, (p, d, conv) in frac.items()
-              if conv and p <= SPARSE_FRACTION and d <= SPARSE_FRACTION]
-    verdict = ("agrees" if len(sparse) == len(frac) else "partly" if sparse else "no")
+    off = [f"{k} {'primal' if i == 0 else 'dual'}" for k, ok in checks.items()
+           for i in (0, 1) if not ok[i]]
     write_verdict(
         out_dir, exp_id="dgpd-table2", full=full,
         claim="at λ = 0.1, μ = 0.01 DGPD's solution is sparse in both the primal and the dual "
-              "(e.g. Mnist-RF: 1,730 of 100,000 primal, 2,000 of 580,000 dual nonzero)",
+              "(per problem: Mnist-RF 1,730 of 10,000 primal, 2,000 of 58,000 dual nonzero; "
+              "all sets 0.1-17% primal, 0.7-8.4% dual)",
         ours="nonzero fraction primal / dual: " + ", ".join(
             f"{k} {p:.1%} / {d:.1%}" + ("" if conv else " (not converged)")
             for k, (p, d, conv) in frac.items()),
         verdict=verdict,
-        reason=(f"≤ {SPARSE_FRACTION:.0%} of each nonzero at a converged DGPD run on every "
-                "substitute set (the paper's far larger sets: ≤ 1.7% primal, ≤ 0.35% dual)"
+        reason=(f"every fraction within {FRACTION_FACTOR:g}x of its counterparts' in Table 2"
                 if verdict == "agrees" else
-                "dense or unconverged on " + ", ".join(k for k in frac if k not in sparse)
-                + f" (> {SPARSE_FRACTION:.0%} nonzero; the substitute sets are smaller and "
-                "less separable than the paper's)"),
+                f"outside {FRACTION_FACTOR:g}x of the paper's counterparts: " + ", ".join(off)
+                + "; the dual nonzeros are samples inside the margin, which the unstated "
+                "feature scale and kernel width move and λ does not bring to the paper's "
+                "few percent ([sweep](../../dgpd_table2_sweep.md))"),
         evidence="README.md#result")
     return out_dir
 
 
-SPARSE_FRACTION = 0.25  #: largest nonzero fraction that counts as sparse (verdict of Table 2)
+SWEEP_NOTE = (
+    "What the fractions depend on that the paper does not give (measured at the optimum by "
+    "`benchmarks/dgpd_table2_sweep.py` on the quick sets, "
+    "[dgpd_table2_sweep.md](../../dgpd_table2_sweep.md)): "
+    "the dual nonzeros are the samples with margin < 1, nearly all of them classified "
+    "correctly but inside the margin, not errors. Over λ = 0.01..10 (μ = 0.01) the dual "
+    "fraction is smallest at λ ≤ 0.1 and stays several times the paper's; larger feature "
+    "rows (rows of norm s are λ/s and μ/s² on unit rows; the paper does not say how it "
+    "scaled its RF / RB features, nor its kernel widths) leave fewer samples inside the "
+    "margin. From a relative objective of 1e-2 on, DGPD's counts along its run are within "
+    "2 points of the optimum's and denser, not sparser, so an earlier stop would not "
+    "explain the gap. Rows of norm 1 "
+    "(RF: sqrt(2/D)·cos) are kept.")
 
 
 def _paper_fraction(count: str, total: str, classes: int) -> float:
