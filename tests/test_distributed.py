@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 import warnings
 
 import numpy as np
@@ -429,15 +430,30 @@ def _cluster_placement(client, data, monkeypatch):
         release.set()
         client.gather(blockers)
         client.run(_set_status, status="paused", workers=[b])
+        _wait_for_status(client, b, "paused")
         # the scheduler lists b as paused: both shards on a (once a hang: a task pinned to a
-        # paused worker waits for it to resume)
+        # paused worker waits for it to resume); a longer limit here, so that a creation on a
+        # loaded machine is not counted as a replacement
+        m.setattr(_backend, "PLACE_SECONDS", 10.0)
+        m.setattr(_backend, "PLACE_TOTAL_SECONDS", 60.0)
         res = solve()
         assert res.info["replaced_shards"] == 0
         _check_optimal(res, X, y, "logistic", "l2")
         client.run(_set_status, status="paused", workers=[a])
+        _wait_for_status(client, a, "paused")
+        m.setattr(_backend, "PLACE_TOTAL_SECONDS", 2.0)
         with pytest.raises(RuntimeError, match="no running worker to place the shards on"):
             solve()
         client.run(_set_status, status="running")
+
+
+def _wait_for_status(client, worker, status, timeout=30.0):
+    """Until the scheduler lists ``worker`` with ``status`` (a worker's change reaches the
+    scheduler asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while client.scheduler_info()["workers"][worker].get("status") != status:
+        assert time.monotonic() < deadline, f"{worker} not {status} after {timeout} s"
+        time.sleep(0.05)
 
 
 def _cluster_newton_from_files(client, data, tmp_path):

@@ -812,7 +812,7 @@ def run_table2(out_dir: Path, full: bool) -> Path:
                 f"outside {FRACTION_FACTOR:g}x of the paper's counterparts: " + ", ".join(off)
                 + "; the dual nonzeros are samples inside the margin, which the unstated "
                 "feature scale and kernel width move and λ does not bring to the paper's "
-                "few percent ([sweep](../../dgpd_table2_sweep.md))"),
+                "few percent (sweep: `benchmarks/results/dgpd_table2_sweep.md`)"),
         evidence="README.md#result")
     return out_dir
 
@@ -820,7 +820,7 @@ def run_table2(out_dir: Path, full: bool) -> Path:
 SWEEP_NOTE = (
     "What the fractions depend on that the paper does not give (measured at the optimum by "
     "`benchmarks/dgpd_table2_sweep.py` on the quick sets, "
-    "[dgpd_table2_sweep.md](../../dgpd_table2_sweep.md)): "
+    "`benchmarks/results/dgpd_table2_sweep.md`): "
     "the dual nonzeros are the samples with margin < 1, nearly all of them classified "
     "correctly but inside the margin, not errors. Over λ = 0.01..10 (μ = 0.01) the dual "
     "fraction is smallest at λ ≤ 0.1 and stays several times the paper's; larger feature "
