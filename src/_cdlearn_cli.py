@@ -14,15 +14,45 @@ import sys
 EXIT_INTERRUPTED = 130  # cdlearn.cli.EXIT_INTERRUPTED, which may not be importable yet
 
 
-def main() -> int:
-    try:
-        from cdlearn.cli import main as cli_main
+class _Interrupts:
+    """Python's own Ctrl-C handler that also remembers it ran: an extension module
+    being imported may turn the KeyboardInterrupt into another error (numpy's import
+    of ``datetime`` reports it as an ImportError about a broken installation)."""
 
+    seen = False
+
+    @classmethod
+    def handler(cls, signum, frame):
+        cls.seen = True
+        raise KeyboardInterrupt
+
+
+def _interrupted() -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while leaving
+    print("cdlearn: interrupted", file=sys.stderr, flush=True)
+    return EXIT_INTERRUPTED
+
+
+def main() -> int:
+    watch = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if watch:  # (an ignored SIGINT stays ignored)
+        signal.signal(signal.SIGINT, _Interrupts.handler)
+    try:
+        try:
+            from cdlearn.cli import main as cli_main
+        finally:
+            if watch:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+    except KeyboardInterrupt:
+        return _interrupted()
+    except Exception:
+        if _Interrupts.seen:
+            return _interrupted()
+        raise
+    try:
         return cli_main()
     except KeyboardInterrupt:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C while leaving
-        print("cdlearn: interrupted", file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
+        return _interrupted()
 
 
 if __name__ == "__main__":

@@ -243,6 +243,49 @@ def test_interrupt_during_the_imports_exits_130(files, tmp_path, loading):
     assert out == "" and not (tmp_path / "m.json").exists()
 
 
+# an import that turns the Ctrl-C it receives into an ImportError, as numpy's C-extension
+# import does when the signal lands while it imports ``datetime`` (seen once in CI)
+_SWALLOWING_IMPORT = """
+import importlib.abc, importlib.util, os, signal, sys, time
+import _cdlearn_cli
+
+class Loader(importlib.abc.Loader):
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        except KeyboardInterrupt as exc:
+            raise ImportError('PyCapsule_Import could not import module "datetime"') from exc
+
+class Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "cdlearn":
+            return importlib.util.spec_from_loader(name, Loader(), is_package=True)
+
+sys.meta_path.insert(0, Finder())
+sys.exit(_cdlearn_cli.main())
+"""
+
+
+def test_interrupt_turned_into_an_import_error_exits_130(tmp_path):
+    """A Ctrl-C that an extension module's import reports as another error is still
+    an interruption (status 130, one line), not numpy's "bad install" traceback."""
+    proc = subprocess.run([sys.executable, "-c", _SWALLOWING_IMPORT], capture_output=True,
+                          text=True, cwd=tmp_path, env=cli_env(), timeout=120,
+                          preexec_fn=_default_sigint)
+    assert proc.returncode == EXIT_INTERRUPTED, proc.stderr
+    assert proc.stderr.splitlines() == ["cdlearn: interrupted"], proc.stderr
+    # an ImportError without a Ctrl-C is not mistaken for one
+    plain = _SWALLOWING_IMPORT.replace("os.kill(os.getpid(), signal.SIGINT)",
+                                       "raise KeyboardInterrupt")
+    plain = plain.replace("except KeyboardInterrupt as exc", "except BaseException as exc")
+    proc = subprocess.run([sys.executable, "-c", plain], capture_output=True, text=True,
+                          cwd=tmp_path, env=cli_env(), timeout=120, preexec_fn=_default_sigint)
+    assert proc.returncode == 1 and "ImportError" in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("argv, code", [
     (["--version"], 0),
     (["fit", "--help"], 0),
