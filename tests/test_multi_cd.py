@@ -177,7 +177,7 @@ def test_multinomial_l1_and_elastic_net_match_saga(rho):
     C = 1.0
     n = X.shape[0]
     ref = sk.LogisticRegression(C=C, l1_ratio=rho, solver="saga", tol=1e-12,
-                                max_iter=200_000).fit(X, y)
+                                max_iter=200_000, random_state=0).fit(X, y)
     penalty = "l1" if rho == 1 else "elastic_net"
     res = solve_multinomial(X, y, lam=1 / (C * n), penalty=penalty, l1_ratio=rho, tol=1e-13,
                             max_epochs=100_000)

@@ -166,7 +166,7 @@ def test_capped_set_with_intercept_and_weights_matches_sklearn_saga():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = LogisticRegression(solver="saga", C=1.0 / (lam * 200), l1_ratio=1.0, tol=1e-12,
-                                 max_iter=200_000).fit(X, y, sample_weight=sw)
+                                 max_iter=200_000, random_state=0).fit(X, y, sample_weight=sw)
 
     def P(w, b):
         return (sw * np.logaddexp(0.0, -y * (X @ w + b))).sum() / 200 + lam * np.abs(w).sum()
