@@ -75,13 +75,36 @@ def test_fig1_quick(small, tmp_path):
         assert rel.min() >= 0.0 and rel.max() <= 1.02 * starts.pop()
     # the verdict: DGPD's time to 1e-4 against the best baseline's, per data set
     verdict = json.loads((out / "verdict.json").read_text(encoding="utf-8"))
-    seconds = "median_seconds_to_0.0001"
+    seconds, lower = "median_seconds_to_0.0001", "median_seconds_lower_to_0.0001"
     wins = 0
     for ds in sorted(datasets):
+        for m in dgpd.METHODS:
+            # the lower bound is the time to 1e-4 when reached, else the time the run stopped
+            reached, low = float(by[(ds, m)][seconds]), float(by[(ds, m)][lower])
+            assert low == reached if np.isfinite(reached) else low > 0
         dg = float(by[(ds, "DGPD")][seconds])
-        best = min(float(by[(ds, m)][seconds]) for m in dgpd.METHODS if m != "DGPD")
+        best = min(float(by[(ds, m)][lower]) for m in dgpd.METHODS if m != "DGPD")
         wins += bool(np.isfinite(dg) and not best * dgpd.TIE < dg)
     assert verdict["verdict"] == ("agrees" if wins == 3 else "partly" if wins else "no")
+
+
+def test_best_baseline_bounds():
+    """A baseline stopped before the target bounds the best time from below."""
+    def row(method, seconds, lower):
+        return dict(method=method, seconds=seconds, seconds_lower=lower)
+
+    nan = float("nan")
+    reached = [row("DGPD", 1.0, 1.0), row("PrimalRCD", 8.0, 8.0), row("SPDC", nan, 50.0)]
+    assert dgpd.best_baseline(reached) == (8.0, 8.0)
+    assert dgpd.ratio_text(1.0, *dgpd.best_baseline(reached)) == "8"
+    cut = reached + [row("DualRCD", nan, 4.0)]  # stopped at 4 s: it might have won
+    assert dgpd.best_baseline(cut) == (4.0, 8.0)
+    assert dgpd.ratio_text(2.0, 4.0, 8.0) == "2-4"
+    assert dgpd.best_baseline([row("DGPD", 1.0, 1.0), row("SPDC", nan, 3.0)]) == (3.0, np.inf)
+    assert dgpd.ratio_text(0.5, 3.0, np.inf) == "> 6"
+    assert dgpd.ratio_text(nan, 3.0, 3.0).startswith("n/a")
+    with pytest.raises(ValueError, match="grid must contain"):
+        dgpd.run_fig1(".", False, grid=[(0.01, 1.0)])
 
 
 def test_table2_quick(small, tmp_path):
