@@ -107,6 +107,30 @@ def test_best_baseline_bounds():
         dgpd.run_fig1(".", False, grid=[(0.01, 1.0)])
 
 
+def test_fig1_appendix_grid(monkeypatch, tmp_path):
+    """grid=APPENDIX_GRID's path (not run by --full): one row per (λ, μ), its own figure."""
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 8)) / np.sqrt(8)
+    y = np.where(X @ rng.standard_normal(8) + 0.3 * rng.standard_normal(60) > 0, 1.0, -1.0)
+    tiny = dgpd.Dataset("tiny", X, y, X[:10], y[:10], [None], "60 x 8 Gaussian rows")
+    monkeypatch.setattr(dgpd, "all_datasets", lambda cfg: [tiny])
+    monkeypatch.setattr(dgpd, "QUICK", dict(dgpd.QUICK, max_epochs=30))
+    plots = {}  # drawing is test_fig1_quick's; here only which figure shows which grid
+    monkeypatch.setattr(dgpd, "_plot", lambda results, datasets, grid, path, **kw:
+                        plots.setdefault(path.name, (list(grid), kw.get("x_keys"))))
+    grid = (dgpd.MAIN, (0.01, 1.0))
+    out = dgpd.run_fig1(tmp_path, False, grid=grid)
+    assert plots == {"fig1.png": ([dgpd.MAIN], None),
+                     "fig1_appendix.png": (list(grid), ("seconds",))}
+    rows = _read(out / "fig1_summary.csv")
+    assert {(float(r["lam"]), float(r["mu"])) for r in rows} == set(grid)
+    assert len(rows) == 2 * len(dgpd.METHODS)
+    for r in rows:  # the lower bound is the time to 1e-4 when reached
+        t, low = float(r["median_seconds_to_0.0001"]), float(r["median_seconds_lower_to_0.0001"])
+        assert low == t if np.isfinite(t) else low > 0
+    assert "one elsewhere" in (out / "README.md").read_text()
+
+
 def test_table2_quick(small, tmp_path):
     out = run_experiment("dgpd-table2", tmp_path)
     rows = {r["dataset"]: r for r in _read(out / "table2.csv")}

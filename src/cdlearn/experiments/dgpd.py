@@ -621,7 +621,8 @@ def run_fig1(out_dir: Path, full: bool, *, grid=(MAIN,)) -> Path:
            "; Figure 1's point only: Appendix B's other five (λ, μ) are not part of this run "
            "(`run_fig1(out_dir, full, grid=APPENDIX_GRID)` runs them; the six-point grid with "
            "120 s per problem did not finish in 13 minutes)")
-        + f"; median over {cfg['repeats']} seed(s) at λ=0.1, μ=0.01, one elsewhere). Every "
+        + f"; median over {cfg['repeats']} seed(s) at λ=0.1, μ=0.01"
+        + (", one elsewhere" if len(grid) > 1 else "") + "). Every "
         f"method has the same budget: each binary problem stops at relative objective "
         f"{cfg['stop_rel']:g}, after {cfg['max_epochs']:,} epochs or "
         + (f"{cfg['max_seconds']:g} s of epoch time (a 10-class set: up to "
