@@ -219,3 +219,31 @@ def test_a_large_copied_layout_is_not_kept_across_calls(monkeypatch):
     large = as_design(X)
     np.testing.assert_array_equal(large.csc.data, small.csc.data)
     assert "view:csc" not in large._derived
+
+
+def test_a_small_x_seen_again_is_scanned_by_the_loop_and_still_sees_edits(monkeypatch):
+    # a first call on a small X scans it in numpy (nothing to load on a cold start); a
+    # repeat takes the compiled loop, whose fingerprint must equal numpy's (else every
+    # repeat would miss) and must still change with an in-place edit
+    from cdlearn import data
+
+    X, y = _data("C")
+    taken = []
+    numpy_form, loop_form = data._scan_numpy, data._scan_loop
+    monkeypatch.setattr(data, "_scan_numpy", lambda *a: taken.append("numpy") or numpy_form(*a))
+    monkeypatch.setattr(data, "_scan_loop", lambda *a: taken.append("loop") or loop_form(*a))
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", set())
+    as_design(X)
+    assert taken == ["numpy"] and (design_cache.hits, design_cache.misses) == (0, 1)
+    as_design(X)
+    assert taken == ["numpy", "loop"] and (design_cache.hits, design_cache.misses) == (1, 1)
+    X[5, 7] = np.nextafter(X[5, 7], np.inf)  # one ulp
+    np.testing.assert_array_equal(as_design(X).col_sq_norms,
+                                  _uncached(lambda: as_design(_copy(X)).col_sq_norms))
+    assert taken[-1] == "loop" and (design_cache.hits, design_cache.misses) == (1, 2)
+    X[[0, 1]] = X[[1, 0]]  # rows swapped: the same values, moved
+    as_design(X)
+    assert (design_cache.hits, design_cache.misses) == (1, 3)
+    fresh = _uncached(lambda: cdlearn.solve(_copy(X), y, **LASSO))
+    np.testing.assert_allclose(cdlearn.solve(X, y, **LASSO).w, fresh.w, rtol=0, atol=1e-12)
+    assert design_cache.hits == 2
