@@ -277,12 +277,33 @@ _UINT = {8: np.uint64, 4: np.uint32}
 
 #: widths (bytes) of the bit patterns :func:`_scan_loop` has run on in this process
 _LOOP_WIDTHS: set = set()
+#: width -> whether numba's on-disk cache holds :func:`_scan_loop` for it (read once)
+_LOOP_ON_DISK: dict = {}
+
+
+def _loop_is_free(width: int) -> bool:
+    """Whether running :func:`_scan_loop` on patterns of ``width`` bytes compiles nothing:
+    it ran in this process, or numba's cache on disk holds it for this machine (then it
+    loads in milliseconds). A repeat of a small X takes the loop only then
+    (:meth:`DesignCache.design`), so no fit compiles for a small X (issue 22)."""
+    if width in _LOOP_WIDTHS:
+        return True
+    if width not in _LOOP_ON_DISK:
+        try:  # numba's cache index: {(signature, target magic): data file}, {} when stale
+            index = _scan_loop._cache._cache_file._load_index()
+            magic = _scan_loop.targetctx.codegen().magic_tuple()
+            _LOOP_ON_DISK[width] = any(
+                key[1] == magic and key[0][0].dtype.bitwidth == 8 * width for key in index)
+        except Exception:  # noqa: BLE001 - another numba layout: take numpy's form
+            _LOOP_ON_DISK[width] = False
+    return _LOOP_ON_DISK[width]
 
 
 def _scan(bits, sign, loop: bool = False):
     """:func:`_scan_loop`, or :func:`_scan_numpy` on up to :data:`SMALL_INPUT` entries
     while the loop has not run for their width: once compiled (a large X, warm-up, or
-    ``loop=True``: an X seen before, :meth:`DesignCache.design`) the loop also takes
+    ``loop=True``: an X seen before, the loop in numba's cache, :meth:`DesignCache.design`)
+    the loop also takes
     small arrays (y's fingerprint per call: 10,000 entries 0.16 ms in numpy, ~0.01 ms in
     the loop; a 300 × 60 X 0.24 ms, 0.012 ms), with the same result."""
     if loop or bits.shape[0] > SMALL_INPUT or bits.dtype.itemsize in _LOOP_WIDTHS:
@@ -822,8 +843,11 @@ class DesignCache:
         with self._lock:
             seen = self._entries.get(id(X))
         # X seen before: a sequence of calls on one X, where loading the compiled scan
-        # (once per process) pays back; a first call on a small X keeps numpy's form
-        scanned, fingerprint = _cache_scan(X, loop=seen is not None and seen[0]() is X)
+        # (once per process) pays back; a first call on a small X keeps numpy's form,
+        # and so does a repeat while the loop would have to be compiled
+        repeat = seen is not None and seen[0]() is X
+        scanned, fingerprint = _cache_scan(X, loop=repeat and _loop_is_free(
+            (X.data if sp.issparse(X) else X).dtype.itemsize))
         with self._lock:
             entry = self._entries.get(id(X))
             hit = (entry is not None and entry[0]() is X and entry[1] == layout
