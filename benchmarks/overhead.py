@@ -145,6 +145,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=30, help="calls per row on the small problems")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--only", default=None,
+                    help="only the calls whose name starts with this (e.g. 'solve')")
     args = ap.parse_args(argv)
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     lines = [
@@ -168,6 +170,8 @@ def main(argv=None):
             X, y, labels = make_data(n, d, layout)
             repeat = args.repeat if n * d <= 10**6 // 2 else max(5, args.repeat // 3)
             for name, ours, theirs in calls(X, y, labels):
+                if args.only and not name.startswith(args.only):
+                    continue
                 rows = [(name, False)] + ([(name + ", first call", True)]
                                           if name == "solve Lasso (auto)" else [])
                 for shown, cold in rows:

@@ -219,3 +219,59 @@ def test_a_large_copied_layout_is_not_kept_across_calls(monkeypatch):
     large = as_design(X)
     np.testing.assert_array_equal(large.csc.data, small.csc.data)
     assert "view:csc" not in large._derived
+
+
+def test_a_small_x_seen_again_is_scanned_by_the_loop_and_still_sees_edits(monkeypatch):
+    # a first call on a small X scans it in numpy (nothing to load on a cold start); a
+    # repeat takes the compiled loop when that compiles nothing (numba's disk cache holds
+    # it), whose fingerprint must equal numpy's (else every repeat would miss) and must
+    # still change with an in-place edit
+    from cdlearn import data
+
+    X, y = _data("C")
+    taken = []
+    numpy_form, loop_form = data._scan_numpy, data._scan_loop
+    monkeypatch.setattr(data, "_scan_numpy", lambda *a: taken.append("numpy") or numpy_form(*a))
+    monkeypatch.setattr(data, "_scan_loop", lambda *a: taken.append("loop") or loop_form(*a))
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", set())
+    monkeypatch.setattr(data, "_LOOP_ON_DISK", {8: False})  # an empty numba cache
+    as_design(X)
+    as_design(X)
+    assert taken == ["numpy", "numpy"] and (design_cache.hits, design_cache.misses) == (1, 1)
+    design_cache.clear()
+    design_cache.hits = design_cache.misses = 0
+    taken.clear()
+    monkeypatch.setattr(data, "_LOOP_ON_DISK", {8: True})  # the loop is in numba's cache
+    as_design(X)
+    assert taken == ["numpy"] and (design_cache.hits, design_cache.misses) == (0, 1)
+    as_design(X)
+    assert taken == ["numpy", "loop"] and (design_cache.hits, design_cache.misses) == (1, 1)
+    X[5, 7] = np.nextafter(X[5, 7], np.inf)  # one ulp
+    np.testing.assert_array_equal(as_design(X).col_sq_norms,
+                                  _uncached(lambda: as_design(_copy(X)).col_sq_norms))
+    assert taken[-1] == "loop" and (design_cache.hits, design_cache.misses) == (1, 2)
+    X[[0, 1]] = X[[1, 0]]  # rows swapped: the same values, moved
+    as_design(X)
+    assert (design_cache.hits, design_cache.misses) == (1, 3)
+    fresh = _uncached(lambda: cdlearn.solve(_copy(X), y, **LASSO))
+    np.testing.assert_allclose(cdlearn.solve(X, y, **LASSO).w, fresh.w, rtol=0, atol=1e-12)
+    assert design_cache.hits == 2
+
+
+def test_the_loop_counts_as_free_only_when_numba_s_cache_holds_it(monkeypatch):
+    from numba import types
+
+    from cdlearn import data
+
+    cache_file = data._scan_loop._cache._cache_file
+    magic = data._scan_loop.targetctx.codegen().magic_tuple()
+    entry = ((types.Array(types.uint64, 1, "C"), types.uint64), magic)
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", set())
+    monkeypatch.setattr(data, "_LOOP_ON_DISK", {})
+    monkeypatch.setattr(cache_file, "_load_index", lambda: {entry: "data._scan_loop.nbc"})
+    assert (data._loop_is_free(8), data._loop_is_free(4)) == (True, False)  # float64 only
+    monkeypatch.setattr(cache_file, "_load_index", lambda: {})
+    monkeypatch.setattr(data, "_LOOP_ON_DISK", {})
+    assert data._loop_is_free(8) is False  # an empty or stale index: numpy's form
+    monkeypatch.setattr(data, "_LOOP_WIDTHS", {8})
+    assert data._loop_is_free(8) is True  # ran in this process

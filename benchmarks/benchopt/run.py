@@ -114,6 +114,10 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--cases", default="all",
                     help="'all' or a list of tall, square, wide, leukemia")
+    ap.add_argument("--rho", type=float, default=None,
+                    help="only the simulated cases of this ρ (a family split over holds)")
+    ap.add_argument("--regs", default=",".join(map(str, REGS)),
+                    help="regularisations (fractions of λmax), comma-separated")
     ap.add_argument("--peers", default=",".join(PEERS), help="benchopt solver names")
     ap.add_argument("--out", default=str(HERE.parent / "results" / "benchopt_lasso.md"))
     ap.add_argument("--keep", help="a directory to copy benchopt's parquet files into "
@@ -126,6 +130,9 @@ def main(argv=None) -> int:
     cases = [*SIMULATED, LEUKEMIA] if args.cases == "all" else [
         c for c in SIMULATED if (c[0], c[1]) in [kinds[k] for k in wanted if k in kinds]
     ] + ([LEUKEMIA] if LEUKEMIA in wanted else [])
+    if args.rho is not None:
+        cases = [c for c in cases if c == LEUKEMIA or c[2] == args.rho]
+    regs = [float(r) for r in args.regs.split(",")]
     lines = ["# cdlearn on benchopt's Lasso benchmark (fit_intercept=False)", "",
              f"`python -m benchmarks.benchopt.run` (benchopt {_version()}, one thread, "
              f"{args.reps} repetitions, medians). Time (ms) for the objective to come within "
@@ -138,7 +145,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         bench = prepare(args.benchmark, Path(tmp))
         for case in cases:
-            for reg in REGS:
+            for reg in regs:
                 path = run_case(bench, case, reg, args.reps, args.max_runs, args.timeout,
                                 ("cdlearn", "cdlearn-tol", *args.peers.split(",")))
                 if args.keep:

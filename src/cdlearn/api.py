@@ -11,6 +11,8 @@ and everything else here, so this layer imports nothing above it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .data import (
@@ -263,7 +265,7 @@ def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
 
     costs = squared_l1_costs(problem, n_fits)
     best = min(costs, key=costs.get)
-    shown = ", ".join(f"{k} {1e3 * v:.3g} ms" for k, v in costs.items() if np.isfinite(v))
+    shown = ", ".join(f"{k} {1e3 * v:.3g} ms" for k, v in costs.items() if math.isfinite(v))
     what = {"ws-cd": "primal CD on working sets with Anderson extrapolation",
             "gram-cd": "CD on the Gram matrix XᵀX",
             "primal-cd": "plain cyclic CD on the data"}[best]

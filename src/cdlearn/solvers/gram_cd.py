@@ -129,8 +129,14 @@ def squared_l1_costs(problem: Problem, n_fits: int = 1) -> dict:
 
 
 def _gram_key(p: Problem):
-    unit = bool(np.all(p.sample_weight == 1.0))
-    return ("gram", bool(p.fit_intercept), None if unit else hash(p.sample_weight.tobytes()))
+    # kept on the problem: auto's cost model, c and G each ask for it in one solve
+    key = p.__dict__.get("_gram_key")
+    if key is None:
+        unit = bool(np.all(p.sample_weight == 1.0))
+        key = ("gram", bool(p.fit_intercept),
+               None if unit else hash(p.sample_weight.tobytes()))
+        p.__dict__["_gram_key"] = key
+    return key
 
 
 def _transposed(p: Problem):
