@@ -126,3 +126,15 @@ def test_auto_rule():
                         solver="newton-cg")
     assert res.solver == "lbfgs" and res.converged and ref.converged
     assert res.primal == pytest.approx(ref.primal, rel=1e-9)
+
+
+def test_one_vs_rest_builds_no_copy_for_dense_lbfgs():
+    """lbfgs multiplies the stored dense array: prebuild makes no CSC/CSR copy of it."""
+    from cdlearn.multiclass import prebuild
+
+    X = np.random.default_rng(6).standard_normal((20, 5))
+    design = cdlearn.as_design(X)
+    prebuild(design, "lbfgs")
+    assert design._csc is None and design._csr is None
+    prebuild(design, "primal-cd")  # a CD method walks its column view
+    assert design._csc is not None
