@@ -361,12 +361,12 @@ class NewtonCGState(PrimalIterate):
             dz += delta[d]
         return dz
 
-    def _step(self, delta, dz):
+    def _step(self, delta, dz, start=None):
         """Exact line search along ``delta`` (``dz = X delta_w + delta_b``) and the
-        move; returns ``(t, evaluations)``."""
+        move; returns ``(t, evaluations)``. ``start``: see :meth:`_line_search`."""
         p = self.problem
         dw = delta[:p.n_features]
-        t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw))
+        t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw), start)
         if t > 0.0:
             _axpy(t, dw, self.w, self.small)
             if p.fit_intercept:
@@ -380,16 +380,21 @@ class NewtonCGState(PrimalIterate):
                                    self.small) * self.inv_n
                 + p.l2 * (wd + t * dd))
 
-    def _line_search(self, dz, wd, dd):
-        """Root of the non-decreasing h'(t) (exact minimisation along d); ``(t, evals)``."""
-        s0 = self._slope(0.0, dz, wd, dd)
+    def _line_search(self, dz, wd, dd, start=None):
+        """Root of the non-decreasing h'(t) (exact minimisation along d); ``(t, evals)``.
+
+        ``start = (h'(0), first trial)`` when the caller has them (else h'(0) is
+        evaluated and the first trial is t = 1, Newton's step)."""
+        if start is None:
+            s0, t, evals = self._slope(0.0, dz, wd, dd), 1.0, 1
+        else:
+            (s0, t), evals = start, 0
         if not s0 < 0.0:
-            return 0.0, 1  # not a descent direction: only rounding is left
+            return 0.0, evals  # not a descent direction: only rounding is left
         tol = LINE_TOL * -s0
         lo, slo = 0.0, s0
-        t = 1.0
         s = self._slope(t, dz, wd, dd)
-        evals = 2
+        evals += 1
         if abs(s) <= tol:
             return t, evals
         while s < 0.0:  # the minimiser lies beyond t: expand
