@@ -2,7 +2,8 @@
 
 Nocedal & Wright (2006), "Numerical Optimization", Algorithm 7.4. Compiled
 because on the benchmark's 1,000 × 1,000 problem the 4·memory numpy calls on
-d-vectors cost as much per iteration as a tenth of the data pass.
+d-vectors cost about a third of a data pass per iteration (profiled: 0.18 ms
+against 0.47 ms per product with X).
 """
 
 from numba import njit
