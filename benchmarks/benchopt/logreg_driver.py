@@ -102,7 +102,7 @@ def tol_budgets():
         yield 10.0 ** (-k / 2)
 
 
-def solvers(penalty, X, y, lmbd):
+def solvers(penalty, X, y, lmbd, method="auto"):
     """``{name: (fit(budget) -> w, budgets)}`` mirroring the benchmarks' solver files."""
     from sklearn.linear_model import LogisticRegression
 
@@ -112,7 +112,8 @@ def solvers(penalty, X, y, lmbd):
     out = {}
     design = cdlearn.as_design(X)
     out["cdlearn"] = (lambda tol: cdlearn.solve(design, y, loss="logistic", penalty=penalty,
-                                                lam=lmbd / n, tol=tol, max_epochs=100_000).w,
+                                                lam=lmbd / n, tol=tol, max_epochs=100_000,
+                                                solver=method).w,
                       tol_budgets)
     if penalty == "l2":
         for s in ("lbfgs", "newton-cg", "newton-cholesky", "liblinear"):
@@ -203,6 +204,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--which", choices=("l1", "l2", "both"), default="both")
     ap.add_argument("--only", default="", help="substring of the case names to run")
+    ap.add_argument("--params", default="",
+                    help="comma-separated lmbd (l2) / reg (l1) values to keep (default: all)")
+    ap.add_argument("--solver", default="auto", help="cdlearn's solver (default: auto)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cap", type=float, default=60.0, help="CPU seconds per solver and case")
     ap.add_argument("--peers", default="",
@@ -217,9 +221,11 @@ def main(argv=None):
             continue
         X, y = load()
         for par in params:
+            if args.params and par not in {float(v) for v in args.params.split(",")}:
+                continue
             lmbd = par if penalty == "l2" else par * float(np.abs(X.T @ y).max()) / 2.0
             value = _Value(X, y, penalty, lmbd)
-            table = solvers(penalty, X, y, lmbd)
+            table = solvers(penalty, X, y, lmbd, args.solver)
             if args.peers:
                 keep = {"cdlearn", *args.peers.split(",")}
                 table = {k: v for k, v in table.items() if k in keep}
@@ -233,7 +239,7 @@ def main(argv=None):
             import cdlearn
 
             choice = cdlearn.solve(X, y, loss="logistic", penalty=penalty,
-                                   lam=lmbd / X.shape[0], tol=1e-2)
+                                   lam=lmbd / X.shape[0], tol=1e-2, solver=args.solver)
             for eps in EPS:
                 times = {s: time_to(rows, f_star, eps) for s, rows in runs.items()}
                 peers = {s: t for s, t in times.items() if s != "cdlearn" and t is not None}

@@ -212,7 +212,7 @@ _VIEWS = {"primal-cd": ("csc",), "block-cd": ("csc",), "scd": ("csc",), "ascd": 
 def prebuild(design, solver: str) -> None:
     """Build (and cache on ``design``) the views ``solver`` walks, before threads share it."""
     views = _VIEWS.get(solver, ("csc", "csr"))
-    if solver == "newton-cg" and not design.is_sparse:
+    if solver in ("newton-cg", "lbfgs") and not design.is_sparse:
         views = ()  # it multiplies the stored array: a second layout would be a copy
     for view in views:
         getattr(design, view)

@@ -64,10 +64,11 @@ def duality_gap(loss_code, z, alpha, y, sw, w, u, l1, l2, positive=False) -> flo
 
 
 def primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2,
-                   positive=False) -> tuple[float, float]:
-    """``(primal_value(...), duality_gap(...))`` with one pass over the samples."""
+                   positive=False, compiled=False) -> tuple[float, float]:
+    """``(primal_value(...), duality_gap(...))`` with one pass over the samples
+    (numpy's form below ``SMALL_ARRAY`` samples unless ``compiled``)."""
     n = z.shape[0]
-    sums = (weighted_loss_and_fenchel_young_sums if n > SMALL_ARRAY
+    sums = (weighted_loss_and_fenchel_young_sums if compiled or n > SMALL_ARRAY
             else weighted_loss_and_fenchel_young_sums_np)
     loss_sum, fy_sum = sums(loss_code, z, alpha, y, sw)
     primal = loss_sum / n + penalty_value(w, l1, l2, positive)
@@ -84,7 +85,8 @@ def dual_point_from_margins(loss_code, z, y, sw) -> np.ndarray:
     return out
 
 
-def certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positive=False):
+def certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positive=False,
+                                compiled=False):
     """``(P, D, gap)`` for margins ``z = Xw + b`` and ``α`` with ``u = Xᵀα/n``.
 
     α is rescaled into the dual domain for l1 first (``min(1, λ1/‖u‖∞)``, as
@@ -98,7 +100,7 @@ def certificate_from_dual_point(loss_code, z, alpha, y, sw, w, u, l1, l2, positi
     if scale != 1.0:
         alpha = alpha * scale
         u = u * scale
-    primal, gap = primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2, positive)
+    primal, gap = primal_and_gap(loss_code, z, alpha, y, sw, w, u, l1, l2, positive, compiled)
     return primal, primal - gap, gap
 
 

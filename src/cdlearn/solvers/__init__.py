@@ -134,6 +134,15 @@ def _newton_cd(m):
     )
 
 
+def _lbfgs(m):
+    return SolverSpec(
+        "lbfgs", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
+        m.LBFGSState,
+        note="; lbfgs (limited-memory BFGS) needs a smooth loss and penalty='l2'",
+        options=m.OPTIONS,
+    )
+
+
 def _newton_cg(m):
     return SolverSpec(
         "newton-cg", m.SUPPORTED_LOSSES, m.SUPPORTED_PENALTIES,
@@ -176,6 +185,7 @@ _REGISTRY: dict[str, tuple[str, Callable]] = {
     "newton-cd": ("newton_cd", _newton_cd),
     "ws-cd": ("working_set", _ws_cd),
     "newton-cg": ("newton_cg", _newton_cg),
+    "lbfgs": ("lbfgs", _lbfgs),
     "gram-cd": ("gram_cd", _gram_cd),
 }
 
@@ -237,7 +247,7 @@ SOLVERS: SolverRegistry = SolverRegistry(_REGISTRY)
 _MODULE_ALIASES = {"dgpd_solver": "dgpd", "newton_solver": "newton_cd", "spdc_solver": "spdc",
                    "ws_solver": "working_set"}
 _SUBMODULES = ("block_cd", "dual_cd", "full_gradient", "greedy_cd", "primal_cd", "dgpd",
-               "newton_cd", "spdc", "working_set", "intercept", "newton_cg", "gram_cd")
+               "newton_cd", "spdc", "working_set", "intercept", "newton_cg", "gram_cd", "lbfgs")
 
 
 def __getattr__(name):

@@ -86,9 +86,9 @@ _DENSE_BLOCK = 1 << 16  # entries of X∘X formed at once for the dense precondi
 # preconditioner of a wide problem at λ = 1e-18 LAPACK's triangular solves (rounded
 # otherwise) left newton-cg 1.3e-7 relative from the least-norm solution, the kernels
 # 3e-9 (scikit-learn's test_regularization_limits_ridge[asarray-wide-False-lsqr-*]).
-def _newton_weights(code, z, y, sw, inv_n, c, D) -> float:
+def _newton_weights(code, z, y, sw, inv_n, c, D, small=SMALL_ARRAY) -> float:
     """:func:`cdlearn.kernels.newton_cd.newton_weights`."""
-    if z.shape[0] > SMALL_ARRAY:
+    if z.shape[0] > small:
         return newton_weights(code, z, y, sw, inv_n, c, D)
     s = sw * inv_n
     np.multiply(loss_derivatives_np(code, z, y), s, out=c)
@@ -96,16 +96,16 @@ def _newton_weights(code, z, y, sw, inv_n, c, D) -> float:
     return float(D.sum())
 
 
-def _directional_slope(code, z, dz, y, sw, t) -> float:
+def _directional_slope(code, z, dz, y, sw, t, small=SMALL_ARRAY) -> float:
     """:func:`cdlearn.kernels.newton_cg.directional_slope`."""
-    if z.shape[0] > SMALL_ARRAY:
+    if z.shape[0] > small:
         return directional_slope(code, z, dz, y, sw, t)
     return float(sw @ (loss_derivatives_np(code, z + t * dz, y) * dz))
 
 
-def _axpy(a, x, y):
+def _axpy(a, x, y, small=SMALL_ARRAY):
     """:func:`cdlearn.kernels.newton_cg.axpy`."""
-    if y.shape[0] > SMALL_ARRAY:
+    if y.shape[0] > small:
         axpy(a, x, y)
     else:
         y += a * x
@@ -114,15 +114,18 @@ def _axpy(a, x, y):
 class NewtonCGState(PrimalIterate):
     """State of truncated Newton-CG on one problem (see module docstring)."""
 
+    name = "newton-cg"  # in error messages (solvers.lbfgs reuses this state)
+    small = SMALL_ARRAY  # the numpy forms of the per-sample loops up to this n (issue 22)
+
     def __init__(self, problem: Problem, *, preconditioner="auto", max_cg=1000, cg_eta=0.1,
                  seed=0, w0=None, intercept0=0.0, batch_size=1, alpha0=None, sampling=None,
                  dual_step=None, power=None, step=None):
         # sampling/seed/dual_step/power/step are CD options cdlearn.solve passes to every
         # method; Newton-CG is deterministic and uses none of them
         if batch_size != 1:
-            raise ValueError("solver='newton-cg' takes no batch_size (it is not a CD method)")
+            raise ValueError(f"solver={self.name!r} takes no batch_size (it is not a CD method)")
         if alpha0 is not None:
-            raise ValueError("solver='newton-cg' is a primal method: alpha0 does not apply "
+            raise ValueError(f"solver={self.name!r} is a primal method: alpha0 does not apply "
                              "(warm-start it with w0)")
         if isinstance(max_cg, bool) or not isinstance(max_cg, (int, np.integer)) or max_cg < 1:
             raise ValueError(f"max_cg must be an integer >= 1, got {max_cg!r}")
@@ -131,7 +134,7 @@ class NewtonCGState(PrimalIterate):
             raise ValueError(f"cg_eta must be a number in (0, 1), got {cg_eta!r}")
         self.problem = p = problem
         if p.l1 != 0.0 or not p.l2 > 0.0:
-            raise ValueError("solver='newton-cg' needs penalty='l2' with lam > 0")
+            raise ValueError(f"solver={self.name!r} needs penalty='l2' with lam > 0")
         d, n = p.n_features, p.n_samples
         self.preconditioner = choose_preconditioner(p, preconditioner)
         self.max_cg = int(max_cg)
@@ -188,7 +191,7 @@ class NewtonCGState(PrimalIterate):
         p = self.problem
         # c = sφ'/n into _alpha, then α = -n c
         self._dsum = _newton_weights(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
-                                    self._alpha, self.D)
+                                     self._alpha, self.D, self.small)
         self._alpha *= -float(p.n_samples)
         self._u, entries = self._rmatvec(self._alpha, False)
         self._u *= self.inv_n
@@ -330,21 +333,68 @@ class NewtonCGState(PrimalIterate):
 
         return solve, min(self.cg_eta, gnorm / self._g0), entries
 
+    def _gradient(self):
+        """``(G, entries)``: the gradient at the current iterate (``u`` from the last
+        certificate when it is fresh: the certificate's ``Xᵀα`` is the gradient's)."""
+        p = self.problem
+        d, n = p.n_features, p.n_samples
+        if not self._fresh:
+            refresh_margins(self, False)
+            entries = self._weights()
+        else:
+            entries = n + p.design.nnz  # the certificate made Xᵀα: counted here all the same
+        self._fresh = False
+        G = np.empty(self.m)
+        np.multiply(self.w, p.l2, out=G[:d])
+        G[:d] -= self._u
+        self._u = None  # not held through CG: the next _weights() makes it again
+        if p.fit_intercept:
+            G[d] = -float(self._alpha.sum()) * self.inv_n
+        return G, entries
+
+    def _margin_change(self, delta):
+        """``X delta_w + delta_b`` (one mat-vec)."""
+        p = self.problem
+        d = p.n_features
+        dz = self._x_dot(delta[:d]) if self._par else p.design.matvec(delta[:d])
+        if p.fit_intercept:
+            dz += delta[d]
+        return dz
+
+    def _step(self, delta, dz, start=None):
+        """Exact line search along ``delta`` (``dz = X delta_w + delta_b``) and the
+        move; returns ``(t, evaluations)``. ``start``: see :meth:`_line_search`."""
+        p = self.problem
+        dw = delta[:p.n_features]
+        t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw), start)
+        if t > 0.0:
+            _axpy(t, dw, self.w, self.small)
+            if p.fit_intercept:
+                self._intercept[0] += t * delta[p.n_features]
+            self.z += t * dz
+        return t, evals
+
     def _slope(self, t, dz, wd, dd):
         p = self.problem
-        return (_directional_slope(p.loss_code, self.z, dz, p.y, p.sample_weight, t) * self.inv_n
+        return (_directional_slope(p.loss_code, self.z, dz, p.y, p.sample_weight, t,
+                                   self.small) * self.inv_n
                 + p.l2 * (wd + t * dd))
 
-    def _line_search(self, dz, wd, dd):
-        """Root of the non-decreasing h'(t) (exact minimisation along d); ``(t, evals)``."""
-        s0 = self._slope(0.0, dz, wd, dd)
+    def _line_search(self, dz, wd, dd, start=None):
+        """Root of the non-decreasing h'(t) (exact minimisation along d); ``(t, evals)``.
+
+        ``start = (h'(0), first trial)`` when the caller has them (else h'(0) is
+        evaluated and the first trial is t = 1, Newton's step)."""
+        if start is None:
+            s0, t, evals = self._slope(0.0, dz, wd, dd), 1.0, 1
+        else:
+            (s0, t), evals = start, 0
         if not s0 < 0.0:
-            return 0.0, 1  # not a descent direction: only rounding is left
+            return 0.0, evals  # not a descent direction: only rounding is left
         tol = LINE_TOL * -s0
         lo, slo = 0.0, s0
-        t = 1.0
         s = self._slope(t, dz, wd, dd)
-        evals = 2
+        evals += 1
         if abs(s) <= tol:
             return t, evals
         while s < 0.0:  # the minimiser lies beyond t: expand
@@ -378,19 +428,7 @@ class NewtonCGState(PrimalIterate):
     def run_epoch(self):
         p = self.problem
         d, n = p.n_features, p.n_samples
-        entries = 0
-        if not self._fresh:
-            refresh_margins(self, False)
-            entries += self._weights()
-        else:
-            entries += n + p.design.nnz  # the certificate made Xᵀα: counted here all the same
-        self._fresh = False
-        G = np.empty(self.m)
-        np.multiply(self.w, p.l2, out=G[:d])
-        G[:d] -= self._u
-        self._u = None  # not held through CG: the next _weights() makes it again
-        if p.fit_intercept:
-            G[d] = -float(self._alpha.sum()) * self.inv_n
+        G, entries = self._gradient()
         gnorm = float(np.linalg.norm(G))
         if gnorm == 0.0:
             return entries, 0
@@ -413,9 +451,7 @@ class NewtonCGState(PrimalIterate):
             # M is this iteration's Hessian: the Newton step in one solve, no CG
             self._refresh = False
             delta = M(np.negative(G, out=G), np.empty(self.m))
-            dz = self._x_dot(delta[:d]) if self._par else p.design.matvec(delta[:d])
-            if p.fit_intercept:
-                dz += delta[d]
+            dz = self._margin_change(delta)
             iters, e = 0, p.design.nnz
         else:
             delta, dz, iters, e = self._cg(G, M, eta)
@@ -425,14 +461,8 @@ class NewtonCGState(PrimalIterate):
         if self.preconditioner == "gram":
             # a fresh XᵀDX next time once the CG products cost more than forming it
             self._refresh = iters * 2.0 * p.design.nnz >= self._gram_price
-        dw = delta[:d]
-        t, evals = self._line_search(dz, float(self.w @ dw), float(dw @ dw))
+        t, evals = self._step(delta, dz)
         entries += evals * n
-        if t > 0.0:
-            _axpy(t, dw, self.w)
-            if p.fit_intercept:
-                self._intercept[0] += t * delta[d]
-            self.z += t * dz
         self.last = dict(cg_iters=iters, step=t, line_evals=evals, gnorm=gnorm)
         return entries, iters
 
@@ -447,7 +477,8 @@ class NewtonCGState(PrimalIterate):
         self._weights()
         p = self.problem
         return certificate_from_dual_point(p.loss_code, self.z, self._alpha, p.y,
-                                           p.sample_weight, self.w, self._u, 0.0, p.l2)
+                                           p.sample_weight, self.w, self._u, 0.0, p.l2,
+                                           compiled=self.small == 0)
 
     def _restore_margins(self):
         super()._restore_margins()
