@@ -46,6 +46,13 @@ def check_threads(n_threads) -> int:
     return int(n_threads)
 
 
+def usable_threads(n: int) -> int:
+    """``n`` capped at numba's pool (``NUMBA_NUM_THREADS``): what a parallel kernel gets."""
+    import numba
+
+    return max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+
+
 def current_threads(*, always_parallel: bool = False) -> int:
     """Threads the solve running on this Python thread may use (1 outside :func:`use_threads`).
 
@@ -181,6 +188,60 @@ def eso_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool)
     gamma = beta / (lam * design.n_samples)
     serial = 1.0 + gamma * float(tau_nice_eso(view, minor, 1).max(initial=0.0))
     return (1.0 + gamma * float(tau_nice_eso(view, minor, tau).max(initial=0.0))) / serial
+
+
+def eso_growth_terms(design, *, primal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` per coordinate with the τ-nice ESO ``v_s(τ) = a_s + b_s (τ-1)/max(1, m-1)``
+    (:func:`tau_nice_eso`'s weights are linear in τ): ``a`` the squared norms, ``b`` the
+    squares weighted by ``ω - 1``. From the stored layout (no transposition), once per
+    design, so :func:`parallel_epoch_growth` prices any τ in O(m)."""
+    def compute():
+        M = design.to_scipy()
+        sq = M.multiply(M).tocsr() if design.is_sparse else np.square(M)
+        if primal:
+            return design.col_sq_norms, np.asarray(sq.T @ (design.row_nnz - 1.0)).ravel()
+        return design.row_sq_norms, np.asarray(sq @ (design.col_nnz - 1.0)).ravel()
+
+    return design.derived(f"eso-terms:{'primal' if primal else 'dual'}", compute)
+
+
+def parallel_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool,
+                          overlap: int = 0) -> float:
+    """:func:`eso_epoch_growth` from :func:`eso_growth_terms` (the same value up to
+    rounding, any τ in O(m)); with ``overlap=K`` instead the growth of partitioned CD
+    over ``K`` blocks (:class:`Partition`: each minor index's data scaled by √c, c the
+    blocks that touch it, CoCoA+'s σ′ per index), ``max_s(1 + γ Σ_k c_k x_sk²)`` over
+    the serial ``max_s(1 + γ‖x_s‖²)``, γ = β/(λn)."""
+    a, b = eso_growth_terms(design, primal=primal)
+    gamma = beta / (lam * design.n_samples)
+    serial = 1.0 + gamma * float(a.max(initial=0.0))
+    if overlap:
+        v = design.derived(f"overlap-powers:{primal}:{overlap}",
+                           lambda: _overlap_powers(design, overlap, primal))
+        return (1.0 + gamma * float(v.max(initial=0.0))) / serial
+    m = a.shape[0]
+    v = a + b * ((tau - 1) / max(1, m - 1))
+    return (1.0 + gamma * float(v.max(initial=0.0))) / serial
+
+
+def _overlap_powers(design, n_parts: int, primal: bool) -> np.ndarray:
+    """``Σ_k c_k x_sk²`` per coordinate s for :class:`Partition`'s ``n_parts`` blocks."""
+    import scipy.sparse as sp
+
+    from ..kernels.parallel_cd import block_bounds
+
+    M = design.to_scipy()
+    M = (M.T if primal else M)
+    M = sp.csr_matrix(M) if not sp.issparse(M) else M.tocsr()  # coordinates as rows
+    slice_nnz = design.col_nnz if primal else design.row_nnz
+    bounds = block_bounds(slice_nnz, n_parts)
+    block = np.repeat(np.arange(bounds.shape[0] - 1), np.diff(bounds))
+    k, n_minor = bounds.shape[0] - 1, M.shape[1]
+    member = sp.csr_matrix((np.ones(block.shape[0]), (block, np.arange(block.shape[0]))),
+                           shape=(k, M.shape[0]))
+    touched = member @ (M != 0).astype(np.float64)
+    c = np.maximum(np.asarray((touched > 0).sum(axis=0), dtype=np.float64).ravel(), 1.0)
+    return np.asarray(M.multiply(M) @ c[:n_minor]).ravel()
 
 
 class Partition:
