@@ -374,3 +374,58 @@ def test_auto_parallel_choice_runs_and_reaches_the_serial_optimum(monkeypatch):
     for r in (one, two):
         assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
     assert abs(two.primal - one.primal) <= 1e-10 * one.primal
+
+
+def test_cv_folds_share_the_cores(monkeypatch):
+    """LassoCV / LogisticRegressionCV: each fold's solves get the cores over the folds
+    joblib runs at once (None: one worker, all the cores), never both at full count."""
+    import joblib
+
+    from cdlearn import LassoCV, LogisticRegressionCV
+    from cdlearn.estimators import _cv
+
+    seen = []
+    real = _cv.path
+
+    def spy(X, y, **kw):
+        seen.append(kw["n_threads"])
+        return real(X, y, **kw)
+
+    monkeypatch.setattr(_cv, "path", spy)
+    monkeypatch.setattr(_cv, "available_cores", lambda: 4)
+    X, y = _data(n=60, d=10)
+    got = {}
+    with joblib.parallel_config(backend="threading"):  # the spy is seen by the workers
+        for n_jobs in (None, 2, -1):
+            seen.clear()
+            LassoCV(cv=3, n_alphas=3, n_jobs=n_jobs).fit(X, y)
+            got["lasso", n_jobs] = sorted(set(seen)), len(seen)
+            if n_jobs == -1:
+                continue
+            seen.clear()
+            LogisticRegressionCV(Cs=2, cv=3, n_jobs=n_jobs, scoring="accuracy",
+                                 use_legacy_attributes=False).fit(X, y)
+            got["logistic", n_jobs] = sorted(set(seen)), len(seen)
+    # 3 folds: None -> 1 at a time (4 threads each); 2 -> 2 threads; -1 -> joblib's
+    # cpu count (≥ 2 here) capped at the 3 folds
+    share = 4 // min(3, joblib.effective_n_jobs(-1))
+    assert got == {("lasso", None): ([4], 3), ("lasso", 2): ([2], 3),
+                   ("lasso", -1): ([share], 3), ("logistic", None): ([4], 3),
+                   ("logistic", 2): ([2], 3)}
+    assert _cv.fold_threads(1, 5) == 4 and _cv.fold_threads(8, 5) == 1
+
+
+@two_threads
+def test_newton_cd_blas_threads_same_optimum():
+    """newton-cd's Gram-form Hessian XᵀDX runs in BLAS on the solve's threads
+    (threadpoolctl): 1 and 2 threads reach the same optimum, the same count the same bits."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((400, 30))
+    y = np.where(X @ rng.standard_normal(30) + rng.standard_normal(400) > 0, 1.0, -1.0)
+    kw = dict(loss="logistic", penalty="l1", lam=1e-2, solver="newton-cd", tol=1e-12)
+    one, two, again = (solve(X, y, **kw, n_threads=t) for t in (1, 2, 2))
+    np.testing.assert_array_equal(two.w, again.w)
+    for r in (one, two):
+        assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
+    assert abs(one.primal - two.primal) <= 1e-10 * one.primal
+    np.testing.assert_allclose(two.w, one.w, rtol=1e-6, atol=1e-9)
