@@ -429,3 +429,31 @@ def test_newton_cd_blas_threads_same_optimum():
         assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
     assert abs(one.primal - two.primal) <= 1e-10 * one.primal
     np.testing.assert_allclose(two.w, one.w, rtol=1e-6, atol=1e-9)
+
+
+@two_threads
+def test_estimator_n_jobs_lets_auto_choose_the_parallel_method(monkeypatch):
+    """LogisticRegression(n_jobs=2) on a binary problem: auto on its 2 threads (the
+    model of cdlearn.api.parallel_choice) runs τ-nice primal CD where it predicts it
+    faster; n_jobs=None (one thread) keeps the serial choice; same optimum."""
+    import cdlearn.estimators._base as base
+    from cdlearn import LogisticRegression
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 8192)
+    seen = []
+    real = base.run_many
+
+    def spy(design, targets, kws, n_jobs=None):
+        seen.append([(kw["solver"], kw["batch_size"], kw["sampling"], kw["n_threads"])
+                     for kw in kws])
+        return real(design, targets, kws, n_jobs=n_jobs)
+
+    monkeypatch.setattr(base, "run_many", spy)
+    X, y = _one_feature_rows(60_000, 3_000)
+    kw = dict(C=1 / 60, fit_intercept=False, tol=1e-10, random_state=0)
+    one = LogisticRegression(**kw).fit(X, y)
+    two = LogisticRegression(**kw, n_jobs=2).fit(X, y)
+    assert seen == [[("primal-cd", 1, None, 1)], [("primal-cd", 512, "uniform", 2)]]
+    p1, p2 = (solve(X, y, loss="logistic", lam=1e-3, w0=m.coef_.ravel(), max_epochs=0,
+                    solver="primal-cd", n_threads=1).primal for m in (one, two))
+    assert abs(p1 - p2) <= 1e-10 * p1

@@ -598,10 +598,15 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
         other = "primal-cd" if solver == "dual-cd" else "dual-cd"
         if not ignored_options(other, **given) and SOLVERS[other].supports(problem):
             return other, f"{', '.join(ignored)} given", {}
-    options = {}
+    return solver, reason, auto_options(problem, reason, n_threads)
+
+
+def auto_options(problem: Problem, reason: str, n_threads: int) -> dict:
+    """The ``solve`` keywords of the parallel method that :func:`auto_solver` on
+    ``n_threads`` threads chose with ``reason`` (:func:`parallel_choice`), else {}."""
     if reason.startswith(PARALLEL_REASON.format(n_threads)):
-        options = parallel_choice(problem, n_threads)[1]
-    return solver, reason, options
+        return parallel_choice(problem, n_threads)[1]
+    return {}
 
 
 def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, seed, dual_step,
