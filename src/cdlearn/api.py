@@ -202,7 +202,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
     - l2 with a small λ on evenly scaled rows (:func:`dual_condition`):
       ``newton-cg``, truncated Newton with CG (liblinear's advice for large C);
     - otherwise (many features, l2 or no penalty): the face-off choice
-      between primal and dual CD, :func:`faceoff_choice`.
+      between primal and dual CD, :func:`faceoff_choice`; on ``n_threads`` > 1
+      threads the face-off choice or a parallel method (τ-nice or partitioned CD)
+      that :func:`parallel_choice`'s cost model predicts faster.
     """
     if problem.penalty == "group_l2":
         return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
@@ -497,6 +499,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         ``os.sched_getaffinity``): τ-nice dual and primal CD (``batch_size > 1``) run
         their minibatches on threads (:mod:`cdlearn.kernels.parallel_cd`; the iterates
         do not depend on the count), newton-cg its mat-vecs; other methods are serial.
+        ``solver="auto"`` on P > 1 threads runs such a parallel method where its cost
+        model predicts it faster than the serial choice (:func:`parallel_choice`).
         One-vs-rest gives each of its ``n_jobs`` concurrent classes ``n_threads // n_jobs``
         (at least 1), so the two never oversubscribe the cores.
     positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
