@@ -398,12 +398,12 @@ def test_cv_folds_share_the_cores(monkeypatch):
     with joblib.parallel_config(backend="threading"):  # the spy is seen by the workers
         for n_jobs in (None, 2, -1):
             seen.clear()
-            LassoCV(cv=3, n_alphas=3, n_jobs=n_jobs).fit(X, y)
+            LassoCV(cv=3, alphas=3, n_jobs=n_jobs).fit(X, y)
             got["lasso", n_jobs] = sorted(set(seen)), len(seen)
             if n_jobs == -1:
                 continue
             seen.clear()
-            LogisticRegressionCV(Cs=2, cv=3, n_jobs=n_jobs, scoring="accuracy",
+            LogisticRegressionCV(Cs=2, cv=3, n_jobs=n_jobs, scoring="accuracy", l1_ratios=(0.0,),
                                  use_legacy_attributes=False).fit(X, y)
             got["logistic", n_jobs] = sorted(set(seen)), len(seen)
     # 3 folds: None -> 1 at a time (4 threads each); 2 -> 2 threads; -1 -> joblib's
