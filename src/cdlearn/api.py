@@ -162,6 +162,10 @@ def faceoff_choice(problem: Problem, batch_size: int = 1, n_threads: int = 1
                         f"{n_threads} thread(s)): serial time ratio {analysis.time_ratio:.3g} "
                         f"× ESO epoch growth primal {grow_p:.3g} / dual {grow_d:.3g} = "
                         f"{ratio:.3g}")
+    return _serial_faceoff(analysis)
+
+
+def _serial_faceoff(analysis) -> tuple[str, str]:
     choice = "primal-cd" if analysis.choice == "primal" else "dual-cd"
     return choice, (f"face-off eq. (15): T_P/T_D = {analysis.ratio:.3g} "
                     f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g}); priced per entry "
@@ -305,8 +309,8 @@ def parallel_choice(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
     ESO growth (CoCoA+'s σ′ per index). Each candidate's lower bound at ``g = 1``
     is checked first; one that cannot win is not priced further.
     """
-    serial, serial_reason = faceoff_choice(problem)
     a = analyze(problem.design, loss=problem.loss, lam=problem.l2)
+    serial, serial_reason = _serial_faceoff(a)
     beta, nnz, p_threads = smoothness(problem.loss), problem.design.nnz, int(n_threads)
     seconds = {"primal": a.seconds_P, "dual": a.seconds_D}
     coords = {"primal": problem.n_features, "dual": problem.n_samples}

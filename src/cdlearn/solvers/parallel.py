@@ -190,17 +190,23 @@ def eso_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool)
     return (1.0 + gamma * float(tau_nice_eso(view, minor, tau).max(initial=0.0))) / serial
 
 
+def _coordinate_view(design, primal: bool):
+    """The view whose slices are the coordinates (columns for primal CD, rows for dual)
+    and the nonzeros per minor index: what the method itself walks."""
+    return (design.csc, design.row_nnz) if primal else (design.csr, design.col_nnz)
+
+
 def eso_growth_terms(design, *, primal: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` per coordinate with the τ-nice ESO ``v_s(τ) = a_s + b_s (τ-1)/max(1, m-1)``
     (:func:`tau_nice_eso`'s weights are linear in τ): ``a`` the squared norms, ``b`` the
-    squares weighted by ``ω - 1``. From the stored layout (no transposition), once per
-    design, so :func:`parallel_epoch_growth` prices any τ in O(m)."""
+    squares weighted by ``ω - 1``. One pass, once per design, so
+    :func:`parallel_epoch_growth` prices any τ in O(m)."""
     def compute():
-        M = design.to_scipy()
-        sq = M.multiply(M).tocsr() if design.is_sparse else np.square(M)
-        if primal:
-            return design.col_sq_norms, np.asarray(sq.T @ (design.row_nnz - 1.0)).ravel()
-        return design.row_sq_norms, np.asarray(sq @ (design.col_nnz - 1.0)).ravel()
+        view, minor = _coordinate_view(design, primal)
+        b = np.empty(view.indptr.shape[0] - 1)
+        weighted_slice_powers(view.data, view.indices, view.indptr,
+                              np.asarray(minor, dtype=np.float64) - 1.0, False, b)
+        return (design.col_sq_norms if primal else design.row_sq_norms), b
 
     return design.derived(f"eso-terms:{'primal' if primal else 'dual'}", compute)
 
@@ -224,24 +230,32 @@ def parallel_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: 
     return (1.0 + gamma * float(v.max(initial=0.0))) / serial
 
 
+def block_overlap(view, parts, n_minor: int) -> np.ndarray:
+    """Per minor index, the blocks of slices ``parts`` (bounds) with a nonzero there
+    (1 where none; every block on dense data)."""
+    k = parts.shape[0] - 1
+    if view.indices.shape[0] == 0:  # dense: every block may touch every minor index
+        return np.full(n_minor, float(k))
+    c = np.zeros(n_minor)
+    for lo, hi in zip(parts[:-1], parts[1:], strict=True):
+        seen = np.zeros(n_minor, dtype=bool)
+        seen[view.indices[view.indptr[lo]:view.indptr[hi]]] = True
+        c += seen
+    c[c == 0.0] = 1.0
+    return c
+
+
 def _overlap_powers(design, n_parts: int, primal: bool) -> np.ndarray:
     """``Σ_k c_k x_sk²`` per coordinate s for :class:`Partition`'s ``n_parts`` blocks."""
-    import scipy.sparse as sp
-
     from ..kernels.parallel_cd import block_bounds
 
-    M = design.to_scipy()
-    M = (M.T if primal else M)
-    M = sp.csr_matrix(M) if not sp.issparse(M) else M.tocsr()  # coordinates as rows
+    view, _ = _coordinate_view(design, primal)
     slice_nnz = design.col_nnz if primal else design.row_nnz
-    bounds = block_bounds(slice_nnz, n_parts)
-    block = np.repeat(np.arange(bounds.shape[0] - 1), np.diff(bounds))
-    k, n_minor = bounds.shape[0] - 1, M.shape[1]
-    member = sp.csr_matrix((np.ones(block.shape[0]), (block, np.arange(block.shape[0]))),
-                           shape=(k, M.shape[0]))
-    touched = member @ (M != 0).astype(np.float64)
-    c = np.maximum(np.asarray((touched > 0).sum(axis=0), dtype=np.float64).ravel(), 1.0)
-    return np.asarray(M.multiply(M) @ c[:n_minor]).ravel()
+    n_minor = design.n_samples if primal else design.n_features
+    c = block_overlap(view, block_bounds(slice_nnz, n_parts), n_minor)
+    out = np.empty(view.indptr.shape[0] - 1)
+    weighted_slice_powers(view.data, view.indices, view.indptr, c, False, out)
+    return out
 
 
 class Partition:
@@ -257,16 +271,7 @@ class Partition:
         self.parts = block_bounds(slice_nnz, n_parts)
         k = self.parts.shape[0] - 1
         dense = view.indices.shape[0] == 0
-        if dense:  # every block may touch every minor index
-            c = np.full(n_minor, float(k))
-        else:
-            c = np.zeros(n_minor)
-            for lo, hi in zip(self.parts[:-1], self.parts[1:], strict=True):
-                seen = np.zeros(n_minor, dtype=bool)
-                seen[view.indices[view.indptr[lo]:view.indptr[hi]]] = True
-                c += seen
-            c[c == 0.0] = 1.0
-        self.overlap = c
+        self.overlap = c = block_overlap(view, self.parts, n_minor)
         self.scale = np.sqrt(c)
         if dense:
             scaled = view.data.reshape(-1, n_minor) * self.scale
