@@ -38,6 +38,8 @@ from cdlearn.solvers.parallel import eso_epoch_growth
 from .cases import CASES, NESTEROV_FULL, NESTEROV_QUICK
 
 TOL = 1e-6
+#: the library's rule for threaded minibatches (main() lifts it for the τ-nice rows)
+SHIPPED_MIN_WORK = parallel.PARALLEL_MIN_WORK
 TAUS = (1, 2, 4, 8, 16, 32, 64, 256, 1024, 4096)
 MODEL_CORES = (8, 16, 32, 64)
 
@@ -214,6 +216,23 @@ def _epochs_at(growth, k):
     return float(ep[-1] * (k / ks[-1]) ** slope)
 
 
+def auto_rows(name, X, y, **problem):
+    """``solver="auto"``'s choice on P threads (:func:`cdlearn.api.parallel_choice`,
+    the model fitted on this benchmark) for P = 2, 8, 64: one table row each."""
+    from cdlearn.api import auto_solver, make_problem
+
+    prob = make_problem(X, y, **problem)
+    out = []
+    lifted, parallel.PARALLEL_MIN_WORK = parallel.PARALLEL_MIN_WORK, SHIPPED_MIN_WORK
+    for p in (2, 8, 64):
+        solver, reason = auto_solver(prob, n_threads=p)
+        picked = reason.split(" → ")[1].split(";")[0] if " → " in reason else solver
+        shown = reason.split("(", 1)[1].split(") → ")[0] if " → " in reason else reason
+        out.append(f"| {name} | {p} | {picked} | {shown} |")
+    parallel.PARALLEL_MIN_WORK = lifted
+    return out
+
+
 def fmt_rows(title, rows, lines):
     lines += [f"### {title}", "",
               "| method | threads | time to gap 1e-6 (s) | epochs | s/epoch (ms) | gap | P | "
@@ -319,6 +338,7 @@ def main(argv=None):
              "serial default method (shuffled dual CD with group steps; ws-cd for the "
              "Lasso).", ""]
     model_lines = []
+    auto_lines = []
     eso_lines = ["| case | coordinates | " + " | ".join(f"τ={t}" for t in TAUS) + " |",
                  "|---|---|" + "---:|" * len(TAUS)]
     eso = []
@@ -337,6 +357,14 @@ def main(argv=None):
             "reference (– : P > τ).", "",
             "| case | s | " + " | ".join(f"{p} cores" for p in MODEL_CORES) + " |",
             "|---|---:|" + "---:|" * len(MODEL_CORES), *model_lines, "",
+            "## What `solver=\"auto\"` runs on P threads", "",
+            "`cdlearn.api.parallel_choice`: each candidate's predicted time over the serial "
+            "face-off choice (ESO growth, per-minibatch fork-joins and the epoch excess, "
+            "per-epoch cost and partition Amdahl share fitted on this benchmark; `≥` a "
+            "lower bound that cannot win); l1 problems keep ws-cd (its exact parts on "
+            "threads).", "",
+            "| case | P | auto runs | predicted time over serial (per candidate) |",
+            "|---|---:|---|---|", *auto_lines, "",
             f"Benchmark time {time.perf_counter() - t_start:.0f} s.", ""])
         if args.out:
             Path(args.out).write_text(text)
@@ -366,6 +394,8 @@ def main(argv=None):
         add_eso("news20 logistic λ=1/n", "features (primal)",
                 eso_rows(X, "logistic", lam, True))
         write()
+        auto_lines.extend(auto_rows("news20 logistic λ=1/n", X, y, loss="logistic",
+                                    penalty="l2", lam=lam))
         kw = dict(loss="logistic", lam=lam, solver="dual-cd", tol=TOL)
         rows = solve_case(X, y, repeat, serial=kw, parallel=kw, taus=(64,), partition=kw,
                           growth_ks=growth_ks, methods=methods)
@@ -376,6 +406,8 @@ def main(argv=None):
         n, d = (20_000, 12_000) if args.quick else (60_000, 36_000)
         X, y = generated_logistic(n, d)
         lam = 1.0 / n
+        auto_lines.extend(auto_rows(f"generated {n}×{d} λ=1/n", X, y, loss="logistic",
+                                    penalty="l2", lam=lam))
         for solver, primal in (("dual-cd", False), ("primal-cd", True)):
             add_eso(f"generated {n}×{d} λ=1/n", "features (primal)" if primal else
                     "samples (dual)", eso_rows(X, "logistic", lam, primal))

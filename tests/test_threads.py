@@ -296,3 +296,164 @@ def test_use_threads_finds_the_blas_libraries_once_and_restores_them(monkeypatch
             assert all(lib.get_num_threads() == 1 for lib in libs)
     assert len(made) == 1
     assert [lib.get_num_threads() for lib in libs] == before
+
+
+def _one_feature_rows(n, d, seed=0):
+    """Every row has one nonzero: τ-nice primal CD's ESO growth is exactly 1."""
+    rng = np.random.default_rng(seed)
+    X = sp.csr_matrix((rng.random(n) + 0.5, (np.arange(n), rng.integers(0, d, n))),
+                      shape=(n, d))
+    y = np.where(X @ rng.standard_normal(d) + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+def test_parallel_epoch_growth_matches_the_eso_and_the_partition():
+    X, _ = _data(n=60, d=50)
+    design = as_design(X)
+    for primal in (True, False):
+        for tau in (1, 4, 16):
+            assert parallel.parallel_epoch_growth(
+                design, tau, beta=0.25, lam=1e-2, primal=primal) == pytest.approx(
+                eso_epoch_growth(design, tau, beta=0.25, lam=1e-2, primal=primal), rel=1e-12)
+    # partitioned dual CD over 3 blocks: the scaled rows' norms of its own Partition
+    pt = parallel.Partition(design.csr, design.row_nnz, 50, 3, 0)
+    v = pt.minor_weighted_powers(design.csr)
+    g = 0.25 / (1e-2 * 60)
+    assert parallel.parallel_epoch_growth(
+        design, 1, beta=0.25, lam=1e-2, primal=False, overlap=3) == pytest.approx(
+        (1 + g * v.max()) / (1 + g * design.row_sq_norms.max()), rel=1e-12)
+
+
+def test_auto_on_threads_prices_each_candidate(monkeypatch):
+    """auto on P threads: the parallel method where the model predicts it faster (rows of
+    one nonzero: τ-nice primal's ESO growth is 1), else the serial face-off choice; one
+    thread is the serial choice, unchanged."""
+    from cdlearn import api
+    from cdlearn.faceoff import predicted_seconds
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 8192)  # the shipped rule
+    X, y = _one_feature_rows(60_000, 3_000)
+    problem = make_problem(X, y, loss="logistic", penalty="l2", lam=1e-3)
+    serial = api.faceoff_choice(problem)
+    assert api.auto_solver(problem, n_threads=1) == serial and serial[0] == "primal-cd"
+    solver, options, reason = api.parallel_choice(problem, 2)
+    # τ = 2·4^k with τ·nnz ≥ 8192·d: 512 is the first (20 nonzeros per column)
+    assert (solver, options) == ("primal-cd", {"batch_size": 512, "sampling": "uniform"})
+    epoch = predicted_seconds("primal", "logistic", X.nnz, 3_000)
+    t = api.TAU_NICE_EPOCH_EXCESS["primal"] * (
+        api.TAU_NICE_EPOCH_COST["primal"] / 2 + 3_000 / 512 * api.FORK_JOIN_SECONDS / epoch)
+    assert f"τ-nice primal τ=512 {t:.3g} (ESO growth 1)" in reason and t < 1
+    assert reason.startswith("on 2 threads: predicted time over serial primal-cd")
+    assert reason.endswith(f"→ τ-nice primal τ=512; serial choice: {serial[1]}")
+    assert api.auto_solver(problem, n_threads=2) == ("primal-cd", reason)
+    # news20-like rows (5% dense): no candidate can win at 2 threads, each says its bound
+    Xs = sp.random(2000, 1000, density=0.05, random_state=1, format="csr")
+    ys = np.where(np.random.default_rng(1).random(2000) < 0.5, 1.0, -1.0)
+    small = make_problem(Xs, ys, loss="logistic", penalty="l2", lam=1e-3)
+    solver, options, reason = api.parallel_choice(small, 2)
+    assert (solver, options) == (api.faceoff_choice(small)[0], {}) == ("dual-cd", {})
+    part = api.PARTITION_EPOCH_EXCESS * api.PARTITION_EPOCH_COST * (
+        api.PARTITION_SERIAL_SHARE + (1 - api.PARTITION_SERIAL_SHARE) / 2)
+    dual = api.TAU_NICE_EPOCH_EXCESS["dual"] * api.TAU_NICE_EPOCH_COST["dual"] / 2
+    assert f"τ-nice dual ≥ {dual:.3g}, partition dual K=2 ≥ {part:.3g}" in reason
+    assert "→ serial dual-cd" in reason
+
+
+@two_threads
+def test_auto_parallel_choice_runs_and_reaches_the_serial_optimum(monkeypatch):
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 8192)
+    X, y = _one_feature_rows(60_000, 3_000)
+    kw = dict(loss="logistic", penalty="l2", lam=1e-3, tol=1e-12)
+    two, again = (solve(X, y, **kw, n_threads=2) for _ in range(2))
+    one = solve(X, y, **kw, n_threads=1)
+    assert two.solver == one.solver == "primal-cd" and two.info["n_threads"] == 2
+    assert two.info["reason"].startswith("on 2 threads") and "→ τ-nice primal τ=512" in \
+        two.info["reason"]
+    assert one.info["reason"].startswith("face-off eq. (15)")
+    _assert_identical([two, again])
+    for r in (one, two):
+        assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
+    assert abs(two.primal - one.primal) <= 1e-10 * one.primal
+
+
+def test_cv_folds_share_the_cores(monkeypatch):
+    """LassoCV / LogisticRegressionCV: each fold's solves get the cores over the folds
+    joblib runs at once (None: one worker, all the cores), never both at full count."""
+    import joblib
+
+    from cdlearn import LassoCV, LogisticRegressionCV
+    from cdlearn.estimators import _cv
+
+    seen = []
+    real = _cv.path
+
+    def spy(X, y, **kw):
+        seen.append(kw["n_threads"])
+        return real(X, y, **kw)
+
+    monkeypatch.setattr(_cv, "path", spy)
+    monkeypatch.setattr(_cv, "available_cores", lambda: 4)
+    X, y = _data(n=60, d=10)
+    got = {}
+    with joblib.parallel_config(backend="threading"):  # the spy is seen by the workers
+        for n_jobs in (None, 2, -1):
+            seen.clear()
+            LassoCV(cv=3, alphas=3, n_jobs=n_jobs).fit(X, y)
+            got["lasso", n_jobs] = sorted(set(seen)), len(seen)
+            if n_jobs == -1:
+                continue
+            seen.clear()
+            LogisticRegressionCV(Cs=2, cv=3, n_jobs=n_jobs, scoring="accuracy", l1_ratios=(0.0,),
+                                 use_legacy_attributes=False).fit(X, y)
+            got["logistic", n_jobs] = sorted(set(seen)), len(seen)
+    # 3 folds: None -> 1 at a time (4 threads each); 2 -> 2 threads; -1 -> joblib's
+    # cpu count (≥ 2 here) capped at the 3 folds
+    share = 4 // min(3, joblib.effective_n_jobs(-1))
+    assert got == {("lasso", None): ([4], 3), ("lasso", 2): ([2], 3),
+                   ("lasso", -1): ([share], 3), ("logistic", None): ([4], 3),
+                   ("logistic", 2): ([2], 3)}
+    assert _cv.fold_threads(1, 5) == 4 and _cv.fold_threads(8, 5) == 1
+
+
+@two_threads
+def test_newton_cd_blas_threads_same_optimum():
+    """newton-cd's Gram-form Hessian XᵀDX runs in BLAS on the solve's threads
+    (threadpoolctl): 1 and 2 threads reach the same optimum, the same count the same bits."""
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((400, 30))
+    y = np.where(X @ rng.standard_normal(30) + rng.standard_normal(400) > 0, 1.0, -1.0)
+    kw = dict(loss="logistic", penalty="l1", lam=1e-2, solver="newton-cd", tol=1e-12)
+    one, two, again = (solve(X, y, **kw, n_threads=t) for t in (1, 2, 2))
+    np.testing.assert_array_equal(two.w, again.w)
+    for r in (one, two):
+        assert r.converged and r.gap <= 1e-12 * r.trace["primal"][0]
+    assert abs(one.primal - two.primal) <= 1e-10 * one.primal
+    np.testing.assert_allclose(two.w, one.w, rtol=1e-6, atol=1e-9)
+
+
+@two_threads
+def test_estimator_n_jobs_lets_auto_choose_the_parallel_method(monkeypatch):
+    """LogisticRegression(n_jobs=2) on a binary problem: auto on its 2 threads (the
+    model of cdlearn.api.parallel_choice) runs τ-nice primal CD where it predicts it
+    faster; n_jobs=None (one thread) keeps the serial choice; same optimum."""
+    import cdlearn.estimators._base as base
+    from cdlearn import LogisticRegression
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 8192)
+    seen = []
+    real = base.run_many
+
+    def spy(design, targets, kws, n_jobs=None):
+        seen.append([(kw["solver"], kw["batch_size"], kw["sampling"], kw["n_threads"])
+                     for kw in kws])
+        return real(design, targets, kws, n_jobs=n_jobs)
+
+    monkeypatch.setattr(base, "run_many", spy)
+    X, y = _one_feature_rows(60_000, 3_000)
+    kw = dict(C=1 / 60, fit_intercept=False, tol=1e-10, random_state=0)
+    one = LogisticRegression(**kw).fit(X, y)
+    two = LogisticRegression(**kw, n_jobs=2).fit(X, y)
+    assert seen == [[("primal-cd", 1, None, 1)], [("primal-cd", 512, "uniform", 2)]]
+    p1, p2 = (solve(X, y, loss="logistic", lam=1e-3, w0=m.coef_.ravel(), max_epochs=0,
+                    solver="primal-cd", n_threads=1).primal for m in (one, two))
+    assert abs(p1 - p2) <= 1e-10 * p1

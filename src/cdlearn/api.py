@@ -25,14 +25,20 @@ from .data import (
     check_seed,
     check_target,
 )
-from .faceoff import analyze
+from .faceoff import analyze, predicted_seconds
 from .losses import LOSS_CODES, smoothness
 from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
-from .solvers import SOLVERS
+from .solvers import SOLVERS, parallel
 from .solvers.base import Problem, SolveResult, run
 from .solvers.newton_cd import choose_hessian, gram_work
-from .solvers.parallel import check_threads, eso_epoch_growth, use_threads
+from .solvers.parallel import (
+    check_threads,
+    eso_epoch_growth,
+    parallel_epoch_growth,
+    usable_threads,
+    use_threads,
+)
 
 SAMPLINGS = ("uniform", "importance", "power", "cyclic", "shrinking", "shuffle")
 #: solvers that take the primal options (w0, power, step)
@@ -158,6 +164,10 @@ def faceoff_choice(problem: Problem, batch_size: int = 1, n_threads: int = 1
                         f"{n_threads} thread(s)): serial time ratio {analysis.time_ratio:.3g} "
                         f"× ESO epoch growth primal {grow_p:.3g} / dual {grow_d:.3g} = "
                         f"{ratio:.3g}")
+    return _serial_faceoff(analysis)
+
+
+def _serial_faceoff(analysis) -> tuple[str, str]:
     choice = "primal-cd" if analysis.choice == "primal" else "dual-cd"
     return choice, (f"face-off eq. (15): T_P/T_D = {analysis.ratio:.3g} "
                     f"(C_P={analysis.C_P:.3g}, C_D={analysis.C_D:.3g}); priced per entry "
@@ -200,7 +210,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
     - l2 with a small λ on evenly scaled rows (:func:`dual_condition`):
       ``newton-cg``, truncated Newton with CG (liblinear's advice for large C);
     - otherwise (many features, l2 or no penalty): the face-off choice
-      between primal and dual CD, :func:`faceoff_choice`.
+      between primal and dual CD, :func:`faceoff_choice`; on ``n_threads`` > 1
+      threads the face-off choice or a parallel method (τ-nice or partitioned CD)
+      that :func:`parallel_choice`'s cost model predicts faster.
     """
     if problem.penalty == "group_l2":
         return "block-cd", "group penalty: randomized block CD (RCDC) over the groups"
@@ -258,7 +270,102 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
                 f"small λ on evenly scaled rows (dual condition β·mean(s‖x‖²)/(λn) = "
                 f"{kappa:.3g} ≥ {NEWTON_CG_KAPPA:g}, max/mean row norm² {spread:.3g}): "
                 "truncated Newton with CG (newton-cg)")
-    return faceoff_choice(problem)
+    return faceoff_choice(problem) if n_threads <= 1 else parallel_choice(problem, n_threads)[::2]
+
+
+#: Cost model of ``solver="auto"`` on P > 1 threads (:func:`parallel_choice`), fitted
+#: on the quiet locked runs of benchmarks/threads.py (2026-11-26 09:53 UTC, 2 vCPUs,
+#: load 0.5; benchmarks/results/threads.md). Seconds per τ-nice minibatch on P > 1
+#: threads for its two fork-joins of the thread team (2-thread cost per minibatch
+#: minus half the 1-thread one: news20 dual τ=64 68 µs, generated 60k × 36k dual
+#: τ=256 103 µs, primal τ=256 52 µs; the median).
+FORK_JOIN_SECONDS = 68e-6
+#: a τ-nice epoch on one thread over one epoch of the serial method: dual 1.20
+#: (news20) and 2.12 (generated), their geometric mean; primal 0.92 (generated)
+TAU_NICE_EPOCH_COST = {"primal": 0.92, "dual": 1.6}
+#: τ-nice's measured epochs over the serial method's, divided by the ESO growth:
+#: dual 1.38 (news20 τ=64: 74/17 over 3.15) and 2.64 (generated τ=256: 14/5 over
+#: 1.06; serial dual CD's shuffled passes against uniform draws), geometric mean;
+#: primal 0.90 (generated: 13/13 over 1.11), taken as 1 (both draw uniformly)
+TAU_NICE_EPOCH_EXCESS = {"primal": 1.0, "dual": 1.9}
+#: partitioned CD's measured epochs over its blocks' ESO growth at K = 2, 4, 8:
+#: news20 2.3, 2.9, 1.9; generated 1.17, 1.75, 1.75 (the median)
+PARTITION_EPOCH_EXCESS = 1.8
+#: a partitioned epoch on one thread over a serial one (news20 0.90, generated 0.89)
+PARTITION_EPOCH_COST = 0.9
+#: Amdahl serial share of a partitioned epoch (copies, merge): fitted 0.28 on
+#: news20 and 0.60 on generated, the mean
+PARTITION_SERIAL_SHARE = 0.44
+#: the reason of a parallel choice starts with this
+PARALLEL_REASON = "on {} threads"
+
+
+def parallel_choice(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
+    """``(solver, options, reason)``: the face-off choice, or a parallel method predicted
+    to be faster on ``n_threads`` (P) threads; ``options`` are its ``solve`` keywords.
+
+    Candidates, priced against the serial face-off choice's predicted seconds
+    (:func:`faceoff_choice`; the same epochs' units, ``seconds_m`` per method m):
+    τ-nice primal / dual CD, ``seconds_m · g_m(τ) · E_m · (c_m/P + (m/τ) F / e_m)``
+    with ``g_m(τ)`` the ESO epoch growth (face-off eqs. (8)-(9), :func:`eso_epoch_growth`),
+    ``e_m`` one pass's predicted seconds, m coordinates, ``F`` a minibatch's fork-joins,
+    ``E_m``, ``c_m`` the measured epoch excess and per-epoch cost (constants above),
+    for τ = P·4^k whose minibatches run on threads (:data:`~cdlearn.solvers.parallel.PARALLEL_MIN_WORK`); and
+    partitioned CD with K = P blocks (dual: l2, no intercept; primal: squared loss),
+    ``seconds_m · g_K · E_part · c_part · (s + (1 - s)/P)``, ``g_K`` its blocks'
+    ESO growth (CoCoA+'s σ′ per index). Each candidate's lower bound at ``g = 1``
+    is checked first; one that cannot win is not priced further.
+    """
+    a = analyze(problem.design, loss=problem.loss, lam=problem.l2)
+    serial, serial_reason = _serial_faceoff(a)
+    beta, nnz, p_threads = smoothness(problem.loss), problem.design.nnz, int(n_threads)
+    seconds = {"primal": a.seconds_P, "dual": a.seconds_D}
+    coords = {"primal": problem.n_features, "dual": problem.n_samples}
+    base = seconds[serial.split("-")[0]]
+    dual_ok = not problem.fit_intercept and problem.l1 == 0.0
+    part_ok = {"primal": problem.loss == "squared" and not problem.fit_intercept,
+               "dual": dual_ok}
+    best = (1.0, serial, {}, f"serial {serial}")
+    shown = [f"serial {serial} 1"]
+    for m in ("primal", "dual"):
+        if m == "dual" and not dual_ok or not np.isfinite(seconds[m]):
+            continue
+        n_coords, scale = coords[m], seconds[m] / base
+        epoch = predicted_seconds(m, problem.loss, nnz, n_coords)
+        low = scale * TAU_NICE_EPOCH_EXCESS[m] * TAU_NICE_EPOCH_COST[m] / p_threads
+        if low >= 1.0:  # even with no ESO growth nor fork-joins
+            shown.append(f"τ-nice {m} ≥ {low:.3g}")
+        else:
+            tau = p_threads
+            while tau <= n_coords // 2:
+                if tau * nnz >= parallel.PARALLEL_MIN_WORK * n_coords:  # else serial minibatches
+                    g = parallel_epoch_growth(problem.design, tau, beta=beta, lam=problem.l2,
+                                              primal=m == "primal")
+                    t = scale * g * TAU_NICE_EPOCH_EXCESS[m] * (
+                        TAU_NICE_EPOCH_COST[m] / p_threads
+                        + n_coords / tau * FORK_JOIN_SECONDS / epoch)
+                    shown.append(f"τ-nice {m} τ={tau} {t:.3g} (ESO growth {g:.3g})")
+                    if t < best[0]:
+                        best = (t, f"{m}-cd", dict(batch_size=tau, sampling="uniform"),
+                                f"τ-nice {m} τ={tau}")
+                tau *= 4
+        if not part_ok[m]:
+            continue
+        amdahl = PARTITION_SERIAL_SHARE + (1.0 - PARTITION_SERIAL_SHARE) / p_threads
+        bound = scale * PARTITION_EPOCH_EXCESS * PARTITION_EPOCH_COST * amdahl
+        if bound >= 1.0 or p_threads > n_coords:
+            shown.append(f"partition {m} K={p_threads} ≥ {bound:.3g}")
+            continue
+        g = parallel_epoch_growth(problem.design, 1, beta=beta, lam=problem.l2,
+                                  primal=m == "primal", overlap=p_threads)
+        shown.append(f"partition {m} K={p_threads} {bound * g:.3g} (ESO growth {g:.3g})")
+        if bound * g < best[0]:
+            best = (bound * g, f"{m}-cd", dict(partition=p_threads),
+                    f"partition {m} K={p_threads}")
+    _, solver, options, name = best
+    return solver, options, (
+        f"{PARALLEL_REASON.format(p_threads)}: predicted time over serial {serial} "
+        f"({', '.join(shown)}) → {name}; serial choice: {serial_reason}")
 
 
 def squared_l1_choice(problem: Problem, n_fits: int = 1) -> tuple[str, str]:
@@ -449,6 +556,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
         ``os.sched_getaffinity``): τ-nice dual and primal CD (``batch_size > 1``) run
         their minibatches on threads (:mod:`cdlearn.kernels.parallel_cd`; the iterates
         do not depend on the count), newton-cg its mat-vecs; other methods are serial.
+        ``solver="auto"`` on P > 1 threads runs such a parallel method where its cost
+        model predicts it faster than the serial choice (:func:`parallel_choice`).
         One-vs-rest gives each of its ``n_jobs`` concurrent classes ``n_threads // n_jobs``
         (at least 1), so the two never oversubscribe the cores.
     positive : bool; add the constraint ``w ≥ 0`` (scikit-learn's ``positive``):
@@ -478,8 +587,12 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
                               callback=callback, coef_tol=coef_tol)
     threads = check_threads(n_threads)
     # choose
-    solver, reason = choose_solver(problem, solver, solver_options=solver_options, w0=w0,
-                                   alpha0=alpha0, n_threads=threads, **method)
+    solver, reason, chosen = choose_solver(problem, solver, solver_options=solver_options,
+                                           w0=w0, alpha0=alpha0, n_threads=threads, **method)
+    if chosen:  # auto's parallel method (parallel_choice): its minibatch or blocks
+        method.update((k, v) for k, v in chosen.items() if k in method)
+        solver_options = {**solver_options, **{k: v for k, v in chosen.items()
+                                               if k not in method}}
     # run (on `threads` threads where the method has a parallel path; BLAS for Newton's)
     with use_threads(threads, blas=solver in ("newton-cd", "newton-cg", "lbfgs")):
         state = build_state(problem, solver, w0=w0, alpha0=alpha0, intercept0=intercept0,
@@ -524,14 +637,17 @@ def check_stopping(*, tol, max_epochs, check_every, callback, coef_tol=None) -> 
 
 def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampling, power,
                   batch_size, primal_step, dual_step, w0, alpha0, n_threads=1,
-                  **_) -> tuple[str, str]:
-    """``(method, reason)``: ``solver`` itself, or :func:`auto_solver`'s choice for "auto".
+                  **_) -> tuple[str, str, dict]:
+    """``(method, reason, options)``: ``solver`` itself, or :func:`auto_solver`'s choice
+    for "auto"; ``options``: the ``solve`` keywords of a parallel method it chose
+    (:func:`parallel_choice`, on the threads numba may use), else empty.
 
     With CD options (:func:`cd_options_requested`) "auto" chooses between primal
     and dual CD only, and an option that only one of them takes decides.
     """
     if solver != "auto":
-        return solver, "requested"
+        return solver, "requested", {}
+    n_threads = usable_threads(n_threads)
     given = dict(sampling=sampling, power=power, primal_step=primal_step, dual_step=dual_step,
                  w0=w0, alpha0=alpha0)
     solver, reason = auto_solver(problem, cd_options=cd_options_requested(dict(
@@ -542,8 +658,16 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
     if ignored:
         other = "primal-cd" if solver == "dual-cd" else "dual-cd"
         if not ignored_options(other, **given) and SOLVERS[other].supports(problem):
-            solver, reason = other, f"{', '.join(ignored)} given"
-    return solver, reason
+            return other, f"{', '.join(ignored)} given", {}
+    return solver, reason, auto_options(problem, reason, n_threads)
+
+
+def auto_options(problem: Problem, reason: str, n_threads: int) -> dict:
+    """The ``solve`` keywords of the parallel method that :func:`auto_solver` on
+    ``n_threads`` threads chose with ``reason`` (:func:`parallel_choice`), else {}."""
+    if reason.startswith(PARALLEL_REASON.format(n_threads)):
+        return parallel_choice(problem, n_threads)[1]
+    return {}
 
 
 def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, seed, dual_step,

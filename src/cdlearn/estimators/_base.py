@@ -24,11 +24,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..api import auto_options, auto_solver, cd_options_requested, make_problem
 from ..data import check_choice, check_int, check_positive, check_seed
 from ..distributed import current_engine, refuse_distributed
 from ..multiclass import n_workers, prebuild, run_many
 from ..paths import resolve_solver, warm_start_kwargs
 from ..solvers import SOLVERS
+from ..solvers.parallel import usable_threads
 
 ACCEPT_SPARSE = ("csr", "csc")
 #: an estimator's ``tol`` ε stops a fit when the duality gap is ≤ GAP_TOL_RATIO·ε·P(0)
@@ -104,6 +106,20 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
         method = "dual-cd"
     elif dual is False and method == "dual-cd":
         method = "primal-cd"
+    n_jobs = 1 if n_jobs is None else n_jobs
+    # the threads asked for are shared by the concurrent problems: each runs its
+    # parallel path (τ-nice minibatches, newton-cg) on its share, never oversubscribing
+    threads = max(1, n_workers(n_jobs, 1 << 30) // n_workers(n_jobs, len(targets)))
+    if (solver == "auto" and dual is None and threads > 1
+            and method in ("primal-cd", "dual-cd") and not cd_options_requested(options)):
+        # auto on the problem's threads: a parallel method where the model predicts it
+        # faster (cdlearn.api.parallel_choice), as cdlearn.solve(n_threads=...) does
+        problem = make_problem(design, targets[0], loss=loss, penalty=penalty, lam=lam,
+                               l1_ratio=l1_ratio, fit_intercept=fit_intercept,
+                               sample_weight=sample_weights[0])
+        p_threads = usable_threads(threads)
+        method, reason = auto_solver(problem, n_threads=p_threads)
+        options = {**options, **auto_options(problem, reason, p_threads)}
     prebuild(design, method)
     kws = []
     for k, y in enumerate(targets):
@@ -113,10 +129,6 @@ def run_problems(design, targets, sample_weights, *, loss, penalty, lam, l1_rati
             kw.update(warm_start_kwargs(design, y, sample_weights[k], solver=method, loss=loss,
                                         **warm[k]))
         kws.append(kw)
-    n_jobs = 1 if n_jobs is None else n_jobs
-    # the threads asked for are shared by the concurrent problems: each runs its
-    # parallel path (τ-nice minibatches, newton-cg) on its share, never oversubscribing
-    threads = max(1, n_workers(n_jobs, 1 << 30) // n_workers(n_jobs, len(kws)))
     for kw in kws:
         kw["n_threads"] = threads
     if not_converged is None:

@@ -13,7 +13,7 @@ import numbers
 import warnings
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import RegressorMixin, clone
 from sklearn.metrics import get_scorer, make_scorer
 from sklearn.model_selection import check_cv
@@ -31,6 +31,7 @@ from sklearn.utils.validation import validate_data
 from ..data import as_design, check_positive, check_sample_weight
 from ..multiclass import n_workers
 from ..paths import L1_RATIO_ZERO, lambda_grid, lambda_max, path, reemit
+from ..solvers.parallel import available_cores
 from ._base import (
     ACCEPT_SPARSE,
     DTYPES,
@@ -72,6 +73,13 @@ def _captured_path(X, y, **kw):
     if res.interrupted:
         raise KeyboardInterrupt
     return res, [(w.category, str(w.message)) for w in caught]
+
+
+def fold_threads(n_jobs, n_tasks: int) -> int:
+    """Threads of each fold's solves: the cores over the folds joblib runs at once
+    (``effective_n_jobs``: None is one worker, -1 every core), so that folds and their
+    threads never oversubscribe the cores together."""
+    return max(1, available_cores() // max(1, min(effective_n_jobs(n_jobs), n_tasks)))
 
 
 def _enet_fold(X, y, sw, train, test, penalty, l1_ratio, lams, fit_intercept, options):
@@ -175,6 +183,7 @@ class _LinearModelCV(RegressorMixin, CDEstimatorBase):
             options["solver"] = solver
         if positive:
             options["positive"] = True
+        options["n_threads"] = fold_threads(self.n_jobs, len(ratios) * len(folds))
         out = Parallel(n_jobs=self.n_jobs)(
             delayed(_enet_fold)(X, y, sw, train, test, _enet_penalty(rho), rho, grid,
                                 self.fit_intercept, options)
@@ -652,6 +661,7 @@ class LogisticRegressionCV(_CDClassifier):
         folds = list(check_cv(5 if self.cv is None else self.cv, y, classifier=True)
                      .split(X, y))
         options = self._solve_options()
+        options["n_threads"] = fold_threads(self.n_jobs, len(folds) * len(grid))
         fold_options = [dict(options, **_fold_solver(m)) for m in methods]
         # three or more classes: the multinomial model, as LogisticRegression's (and
         # scikit-learn's LogisticRegressionCV)

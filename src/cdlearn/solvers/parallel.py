@@ -46,6 +46,13 @@ def check_threads(n_threads) -> int:
     return int(n_threads)
 
 
+def usable_threads(n: int) -> int:
+    """``n`` capped at numba's pool (``NUMBA_NUM_THREADS``): what a parallel kernel gets."""
+    import numba
+
+    return max(1, min(int(n), numba.config.NUMBA_NUM_THREADS))
+
+
 def current_threads(*, always_parallel: bool = False) -> int:
     """Threads the solve running on this Python thread may use (1 outside :func:`use_threads`).
 
@@ -183,6 +190,74 @@ def eso_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool)
     return (1.0 + gamma * float(tau_nice_eso(view, minor, tau).max(initial=0.0))) / serial
 
 
+def _coordinate_view(design, primal: bool):
+    """The view whose slices are the coordinates (columns for primal CD, rows for dual)
+    and the nonzeros per minor index: what the method itself walks."""
+    return (design.csc, design.row_nnz) if primal else (design.csr, design.col_nnz)
+
+
+def eso_growth_terms(design, *, primal: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(a, b)`` per coordinate with the τ-nice ESO ``v_s(τ) = a_s + b_s (τ-1)/max(1, m-1)``
+    (:func:`tau_nice_eso`'s weights are linear in τ): ``a`` the squared norms, ``b`` the
+    squares weighted by ``ω - 1``. One pass, once per design, so
+    :func:`parallel_epoch_growth` prices any τ in O(m)."""
+    def compute():
+        view, minor = _coordinate_view(design, primal)
+        b = np.empty(view.indptr.shape[0] - 1)
+        weighted_slice_powers(view.data, view.indices, view.indptr,
+                              np.asarray(minor, dtype=np.float64) - 1.0, False, b)
+        return (design.col_sq_norms if primal else design.row_sq_norms), b
+
+    return design.derived(f"eso-terms:{'primal' if primal else 'dual'}", compute)
+
+
+def parallel_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool,
+                          overlap: int = 0) -> float:
+    """:func:`eso_epoch_growth` from :func:`eso_growth_terms` (the same value up to
+    rounding, any τ in O(m)); with ``overlap=K`` instead the growth of partitioned CD
+    over ``K`` blocks (:class:`Partition`: each minor index's data scaled by √c, c the
+    blocks that touch it, CoCoA+'s σ′ per index), ``max_s(1 + γ Σ_k c_k x_sk²)`` over
+    the serial ``max_s(1 + γ‖x_s‖²)``, γ = β/(λn)."""
+    a, b = eso_growth_terms(design, primal=primal)
+    gamma = beta / (lam * design.n_samples)
+    serial = 1.0 + gamma * float(a.max(initial=0.0))
+    if overlap:
+        v = design.derived(f"overlap-powers:{primal}:{overlap}",
+                           lambda: _overlap_powers(design, overlap, primal))
+        return (1.0 + gamma * float(v.max(initial=0.0))) / serial
+    m = a.shape[0]
+    v = a + b * ((tau - 1) / max(1, m - 1))
+    return (1.0 + gamma * float(v.max(initial=0.0))) / serial
+
+
+def block_overlap(view, parts, n_minor: int) -> np.ndarray:
+    """Per minor index, the blocks of slices ``parts`` (bounds) with a nonzero there
+    (1 where none; every block on dense data)."""
+    k = parts.shape[0] - 1
+    if view.indices.shape[0] == 0:  # dense: every block may touch every minor index
+        return np.full(n_minor, float(k))
+    c = np.zeros(n_minor)
+    for lo, hi in zip(parts[:-1], parts[1:], strict=True):
+        seen = np.zeros(n_minor, dtype=bool)
+        seen[view.indices[view.indptr[lo]:view.indptr[hi]]] = True
+        c += seen
+    c[c == 0.0] = 1.0
+    return c
+
+
+def _overlap_powers(design, n_parts: int, primal: bool) -> np.ndarray:
+    """``Σ_k c_k x_sk²`` per coordinate s for :class:`Partition`'s ``n_parts`` blocks."""
+    from ..kernels.parallel_cd import block_bounds
+
+    view, _ = _coordinate_view(design, primal)
+    slice_nnz = design.col_nnz if primal else design.row_nnz
+    n_minor = design.n_samples if primal else design.n_features
+    c = block_overlap(view, block_bounds(slice_nnz, n_parts), n_minor)
+    out = np.empty(view.indptr.shape[0] - 1)
+    weighted_slice_powers(view.data, view.indices, view.indptr, c, False, out)
+    return out
+
+
 class Partition:
     """``K`` contiguous blocks of the slices of ``view`` (rows for dual CD, columns for
     primal CD) for :mod:`cdlearn.kernels.partition_cd`: the block bounds, ``√c`` per
@@ -196,16 +271,7 @@ class Partition:
         self.parts = block_bounds(slice_nnz, n_parts)
         k = self.parts.shape[0] - 1
         dense = view.indices.shape[0] == 0
-        if dense:  # every block may touch every minor index
-            c = np.full(n_minor, float(k))
-        else:
-            c = np.zeros(n_minor)
-            for lo, hi in zip(self.parts[:-1], self.parts[1:], strict=True):
-                seen = np.zeros(n_minor, dtype=bool)
-                seen[view.indices[view.indptr[lo]:view.indptr[hi]]] = True
-                c += seen
-            c[c == 0.0] = 1.0
-        self.overlap = c
+        self.overlap = c = block_overlap(view, self.parts, n_minor)
         self.scale = np.sqrt(c)
         if dense:
             scaled = view.data.reshape(-1, n_minor) * self.scale
