@@ -316,6 +316,14 @@ def parallel_choice(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
     ESO growth (CoCoA+'s σ′ per index). Each candidate's lower bound at ``g = 1``
     is checked first; one that cannot win is not priced further.
     """
+    # kept on the problem: auto_solver prices it, auto_options reads its options back
+    memo = problem.__dict__.setdefault("_parallel_choice", {})
+    if n_threads not in memo:
+        memo[n_threads] = _price_parallel(problem, n_threads)
+    return memo[n_threads]
+
+
+def _price_parallel(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
     a = analyze(problem.design, loss=problem.loss, lam=problem.l2)
     serial, serial_reason = _serial_faceoff(a)
     beta, nnz, p_threads = smoothness(problem.loss), problem.design.nnz, int(n_threads)
