@@ -267,11 +267,11 @@ class SklearnLogReg(Peer):
             tol, max_iter = float(budget), 100_000
         else:
             tol, max_iter = 1e-15, int(budget)
-        kw = dict(C=C_from_lam(self.obj.lam, n), l1_ratio=l1_ratio, fit_intercept=False,
-                  solver=self.solver, tol=tol, max_iter=max_iter)
-        if self.solver == "saga":
-            kw["random_state"] = 0
-        return LogisticRegression(**kw).fit(X, y)
+        # seeded: saga draws rows, and liblinear's l1 solver (-s 6) its coordinate order,
+        # from numpy's global RNG otherwise (lbfgs ignores it)
+        return LogisticRegression(C=C_from_lam(self.obj.lam, n), l1_ratio=l1_ratio,
+                                  fit_intercept=False, solver=self.solver, tol=tol,
+                                  max_iter=max_iter, random_state=0).fit(X, y)
 
 
 class SklearnLinearSVC(Peer):

@@ -1446,12 +1446,15 @@ def _table1_row(name, full, seeds):
     budgets = {"primal-cd": 5000 if full else 2000, "dual-cd": 1000 if full else 500}
     if not full and name in SMALL_SEEDS:
         seeds = seeds[:SMALL_SEEDS[name]]
+    # the wall-clock cap bounds the full run only: in the small one it would make the
+    # seeds used (and so the medians the test asserts on) depend on the machine's load
+    seed_cap = 30.0 if full else math.inf
     meas = {m: _measure(Xn, y, m, lam=lam, max_passes=budgets[m], seeds=seeds,
-                        time_budget=30.0) for m in METHODS}
+                        time_budget=seed_cap) for m in METHODS}
     # the paper's setting: its T_P/T_D column is eq. (15) with β = 1, so its fixed
     # steps and importance probabilities are taken with β = 1 too (a valid, looser bound)
     meas1 = {m: _measure(Xn, y, m, lam=lam, max_passes=4 * budgets[m], seeds=seeds,
-                         time_budget=30.0, beta=1.0) for m in METHODS}
+                         time_budget=seed_cap, beta=1.0) for m in METHODS}
     p1, q1 = meas1["primal-cd"], meas1["dual-cd"]
     ratio1 = p1["passes"] / q1["passes"]
     lib = _measure_library(Xn, y, lam=lam, methods=tuple(dict.fromkeys((*METHODS, auto))))
@@ -1535,7 +1538,8 @@ def run_table1(out_dir: Path, full: bool) -> Path:
     names = TABLE1_FULL if full else TABLE1_SMALL
     # seven seeds: on leukemia the two methods are within a pass of each other and
     # three seeds leave the median ratio at the mercy of one run (1.13 with seeds 0-2,
-    # 1.00 with 0-6); the 30 s budget per method caps the seeds on the large datasets
+    # 1.00 with 0-6); in the full run a 30 s budget per method caps the seeds on the
+    # large datasets
     seeds = tuple(range(7))
     _warm_up()
     rows, missing, traces = [], [], {}
