@@ -313,20 +313,23 @@ def _one_feature_rows(n, d, seed=0):
     return X, y
 
 
-def test_parallel_epoch_growth_matches_the_eso_and_the_partition():
+def test_epoch_growth_matches_the_eso_and_the_partition():
     X, _ = _data(n=60, d=50)
     design = as_design(X)
+    g = 0.25 / (1e-2 * 60)
     for primal in (True, False):
+        # the τ-nice ESO itself (sampling.eso_tau_nice's weights), not its linear form
+        view, minor = (design.csc, design.row_nnz) if primal else (design.csr, design.col_nnz)
+        serial = 1 + g * parallel.tau_nice_eso(view, minor, 1).max()
         for tau in (1, 4, 16):
-            assert parallel.parallel_epoch_growth(
-                design, tau, beta=0.25, lam=1e-2, primal=primal) == pytest.approx(
-                eso_epoch_growth(design, tau, beta=0.25, lam=1e-2, primal=primal), rel=1e-12)
+            assert eso_epoch_growth(design, tau, beta=0.25, lam=1e-2, primal=primal) == \
+                pytest.approx((1 + g * parallel.tau_nice_eso(view, minor, tau).max()) / serial,
+                              rel=1e-12)
     # partitioned dual CD over 3 blocks: the scaled rows' norms of its own Partition
     pt = parallel.Partition(design.csr, design.row_nnz, 50, 3, 0)
     v = pt.minor_weighted_powers(design.csr)
-    g = 0.25 / (1e-2 * 60)
-    assert parallel.parallel_epoch_growth(
-        design, 1, beta=0.25, lam=1e-2, primal=False, overlap=3) == pytest.approx(
+    assert parallel.partition_epoch_growth(
+        design, 3, beta=0.25, lam=1e-2, primal=False) == pytest.approx(
         (1 + g * v.max()) / (1 + g * design.row_sq_norms.max()), rel=1e-12)
 
 

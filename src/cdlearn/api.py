@@ -35,7 +35,7 @@ from .solvers.newton_cd import choose_hessian, gram_work
 from .solvers.parallel import (
     check_threads,
     eso_epoch_growth,
-    parallel_epoch_growth,
+    partition_epoch_growth,
     usable_threads,
     use_threads,
 )
@@ -347,8 +347,8 @@ def _price_parallel(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
             tau = p_threads
             while tau <= n_coords // 2:
                 if tau * nnz >= parallel.PARALLEL_MIN_WORK * n_coords:  # else serial minibatches
-                    g = parallel_epoch_growth(problem.design, tau, beta=beta, lam=problem.l2,
-                                              primal=m == "primal")
+                    g = eso_epoch_growth(problem.design, tau, beta=beta, lam=problem.l2,
+                                         primal=m == "primal")
                     t = scale * g * TAU_NICE_EPOCH_EXCESS[m] * (
                         TAU_NICE_EPOCH_COST[m] / p_threads
                         + n_coords / tau * FORK_JOIN_SECONDS / epoch)
@@ -364,8 +364,8 @@ def _price_parallel(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
         if bound >= 1.0 or p_threads > n_coords:
             shown.append(f"partition {m} K={p_threads} ≥ {bound:.3g}")
             continue
-        g = parallel_epoch_growth(problem.design, 1, beta=beta, lam=problem.l2,
-                                  primal=m == "primal", overlap=p_threads)
+        g = partition_epoch_growth(problem.design, p_threads, beta=beta, lam=problem.l2,
+                                   primal=m == "primal")
         shown.append(f"partition {m} K={p_threads} {bound * g:.3g} (ESO growth {g:.3g})")
         if bound * g < best[0]:
             best = (bound * g, f"{m}-cd", dict(partition=p_threads),

@@ -303,8 +303,7 @@ def _scan(bits, sign, loop: bool = False):
     """:func:`_scan_loop`, or :func:`_scan_numpy` on up to :data:`SMALL_INPUT` entries
     while the loop has not run for their width: once compiled (a large X, warm-up, or
     ``loop=True``: an X seen before, the loop in numba's cache, :meth:`DesignCache.design`)
-    the loop also takes
-    small arrays (y's fingerprint per call: 10,000 entries 0.16 ms in numpy, ~0.01 ms in
+    the loop also takes small arrays (y's fingerprint per call: 10,000 entries 0.16 ms in numpy, ~0.01 ms in
     the loop; a 300 × 60 X 0.24 ms, 0.012 ms), with the same result."""
     if loop or bits.shape[0] > SMALL_INPUT or bits.dtype.itemsize in _LOOP_WIDTHS:
         out = _scan_loop(bits, sign)

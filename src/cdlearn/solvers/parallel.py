@@ -176,18 +176,33 @@ def eso_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool)
     """Predicted growth of the epochs to a given accuracy from serial to τ-nice sampling.
 
     Uniform τ-nice RCD needs ``K = max_s (m/τ)(1 + β v_s(τ)/(λn))`` iterations
-    (face-off eqs. (8)-(9) with ``p_s = τ/m`` and the τ-nice ESO v(τ)), i.e.
-    ``max_s(1 + β v_s(τ)/(λn))`` epochs of m coordinate steps: the ratio of that
-    to its τ = 1 value. ``primal``: coordinates are features (ω = row nonzeros),
-    else samples (ω = column nonzeros).
+    (face-off eqs. (8)-(9) with ``p_s = τ/m`` and the τ-nice ESO v(τ) of
+    :func:`tau_nice_eso`), i.e. ``max_s(1 + β v_s(τ)/(λn))`` epochs of m coordinate
+    steps: the ratio of that to its τ = 1 value. ``primal``: coordinates are features
+    (ω = row nonzeros), else samples (ω = column nonzeros). From
+    :func:`eso_growth_terms`: one pass per design, then any τ in O(m).
     """
-    if primal:
-        view, minor = design.csc, design.row_nnz
-    else:
-        view, minor = design.csr, design.col_nnz
+    a, b = eso_growth_terms(design, primal=primal)
+    m = a.shape[0]
+    return _growth(design, a + b * ((tau - 1) / max(1, m - 1)), a, beta, lam)
+
+
+def partition_epoch_growth(design, n_parts: int, *, beta: float, lam: float,
+                           primal: bool) -> float:
+    """:func:`eso_epoch_growth`'s counterpart for partitioned CD over ``n_parts`` blocks
+    (:class:`Partition`: each minor index's data scaled by √c, c the blocks that touch
+    it, CoCoA+'s σ′ per index): ``max_s(1 + γ Σ_k c_k x_sk²)`` over the serial
+    ``max_s(1 + γ‖x_s‖²)``, γ = β/(λn)."""
+    a, _ = eso_growth_terms(design, primal=primal)
+    v = design.derived(f"overlap-powers:{primal}:{n_parts}",
+                       lambda: _overlap_powers(design, n_parts, primal))
+    return _growth(design, v, a, beta, lam)
+
+
+def _growth(design, v, serial_v, beta, lam) -> float:
     gamma = beta / (lam * design.n_samples)
-    serial = 1.0 + gamma * float(tau_nice_eso(view, minor, 1).max(initial=0.0))
-    return (1.0 + gamma * float(tau_nice_eso(view, minor, tau).max(initial=0.0))) / serial
+    return ((1.0 + gamma * float(v.max(initial=0.0)))
+            / (1.0 + gamma * float(serial_v.max(initial=0.0))))
 
 
 def _coordinate_view(design, primal: bool):
@@ -200,7 +215,7 @@ def eso_growth_terms(design, *, primal: bool) -> tuple[np.ndarray, np.ndarray]:
     """``(a, b)`` per coordinate with the τ-nice ESO ``v_s(τ) = a_s + b_s (τ-1)/max(1, m-1)``
     (:func:`tau_nice_eso`'s weights are linear in τ): ``a`` the squared norms, ``b`` the
     squares weighted by ``ω - 1``. One pass, once per design, so
-    :func:`parallel_epoch_growth` prices any τ in O(m)."""
+    :func:`eso_epoch_growth` prices any τ in O(m)."""
     def compute():
         view, minor = _coordinate_view(design, primal)
         b = np.empty(view.indptr.shape[0] - 1)
@@ -209,25 +224,6 @@ def eso_growth_terms(design, *, primal: bool) -> tuple[np.ndarray, np.ndarray]:
         return (design.col_sq_norms if primal else design.row_sq_norms), b
 
     return design.derived(f"eso-terms:{'primal' if primal else 'dual'}", compute)
-
-
-def parallel_epoch_growth(design, tau: int, *, beta: float, lam: float, primal: bool,
-                          overlap: int = 0) -> float:
-    """:func:`eso_epoch_growth` from :func:`eso_growth_terms` (the same value up to
-    rounding, any τ in O(m)); with ``overlap=K`` instead the growth of partitioned CD
-    over ``K`` blocks (:class:`Partition`: each minor index's data scaled by √c, c the
-    blocks that touch it, CoCoA+'s σ′ per index), ``max_s(1 + γ Σ_k c_k x_sk²)`` over
-    the serial ``max_s(1 + γ‖x_s‖²)``, γ = β/(λn)."""
-    a, b = eso_growth_terms(design, primal=primal)
-    gamma = beta / (lam * design.n_samples)
-    serial = 1.0 + gamma * float(a.max(initial=0.0))
-    if overlap:
-        v = design.derived(f"overlap-powers:{primal}:{overlap}",
-                           lambda: _overlap_powers(design, overlap, primal))
-        return (1.0 + gamma * float(v.max(initial=0.0))) / serial
-    m = a.shape[0]
-    v = a + b * ((tau - 1) / max(1, m - 1))
-    return (1.0 + gamma * float(v.max(initial=0.0))) / serial
 
 
 def block_overlap(view, parts, n_minor: int) -> np.ndarray:
