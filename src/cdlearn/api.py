@@ -296,8 +296,6 @@ PARTITION_EPOCH_COST = 0.9
 #: Amdahl serial share of a partitioned epoch (copies, merge): fitted 0.28 on
 #: news20 and 0.60 on generated, the mean
 PARTITION_SERIAL_SHARE = 0.44
-#: the reason of a parallel choice starts with this
-PARALLEL_REASON = "on {} threads"
 
 
 def parallel_choice(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
@@ -317,6 +315,7 @@ def parallel_choice(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
     is checked first; one that cannot win is not priced further.
     """
     # kept on the problem: auto_solver prices it, auto_options reads its options back
+    # (the same entry, recognised by its reason)
     memo = problem.__dict__.setdefault("_parallel_choice", {})
     if n_threads not in memo:
         memo[n_threads] = _price_parallel(problem, n_threads)
@@ -372,7 +371,7 @@ def _price_parallel(problem: Problem, n_threads: int) -> tuple[str, dict, str]:
                     f"partition {m} K={p_threads}")
     _, solver, options, name = best
     return solver, options, (
-        f"{PARALLEL_REASON.format(p_threads)}: predicted time over serial {serial} "
+        f"on {p_threads} threads: predicted time over serial {serial} "
         f"({', '.join(shown)}) → {name}; serial choice: {serial_reason}")
 
 
@@ -673,9 +672,8 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
 def auto_options(problem: Problem, reason: str, n_threads: int) -> dict:
     """The ``solve`` keywords of the parallel method that :func:`auto_solver` on
     ``n_threads`` threads chose with ``reason`` (:func:`parallel_choice`), else {}."""
-    if reason.startswith(PARALLEL_REASON.format(n_threads)):
-        return parallel_choice(problem, n_threads)[1]
-    return {}
+    priced = problem.__dict__.get("_parallel_choice", {}).get(n_threads)
+    return priced[1] if priced is not None and priced[2] == reason else {}
 
 
 def build_state(problem: Problem, solver: str, *, sampling, power, batch_size, seed, dual_step,
