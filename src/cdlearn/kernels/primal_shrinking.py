@@ -97,8 +97,8 @@ def primal_cd_shrinking_epoch(
         if it + 1 < plain and indices.shape[0] > 0:
             # the next column's row indices were prefetched at the start of this step and
             # have had the step's time to arrive: prefetch the rows of z they point to
-            start = indptr[j_next]
-            for k in range(start, min(indptr[j_next + 1], start + 16)):
+            head = indptr[j_next]  # (`start` is k0, the shrinking threshold)
+            for k in range(head, min(indptr[j_next + 1], head + 16)):
                 prefetch(z, indices[k])
     for _ in range(n_updates - plain):
         if n_supp[0] > 0 and next_double(rng) < q:
