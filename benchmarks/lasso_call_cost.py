@@ -19,15 +19,9 @@ from numba import njit
 
 import cdlearn
 from cdlearn import data as cd_data
+from cdlearn.penalties import soft_threshold
 
-
-@njit
-def _st(x, mu):
-    if x > mu:
-        return x - mu
-    if x < -mu:
-        return x + mu
-    return 0.0
+from .overhead import wall
 
 
 @njit
@@ -40,7 +34,7 @@ def _cd(X, y, lmbd, L, n_iter):
             if L[j] == 0.0:
                 continue
             old = w[j]
-            w[j] = _st(w[j] + X[:, j] @ R / L[j], lmbd / L[j])
+            w[j] = soft_threshold(w[j] + X[:, j] @ R / L[j], lmbd / L[j])
             diff = old - w[j]
             if diff != 0:
                 R += diff * X[:, j]
@@ -48,13 +42,7 @@ def _cd(X, y, lmbd, L, n_iter):
 
 
 def _median_ms(f, reps=40):
-    f()
-    times = []
-    for _ in range(reps):
-        t = time.thread_time()
-        f()
-        times.append(time.thread_time() - t)
-    return 1e3 * float(np.median(times))
+    return wall(f, reps, clock=time.thread_time)
 
 
 def _row(X, y, lmbd, k) -> str:
