@@ -399,10 +399,15 @@ def _check_values(name: str, values: np.ndarray, scanned=None) -> tuple[int, int
     return int(count), int(fingerprint)
 
 
-def _fingerprint(values: np.ndarray) -> int:
-    """The fingerprint of :func:`_scan` of any contiguous integer or float array."""
+def _fingerprint(values: np.ndarray, repeat: bool = False) -> int:
+    """The fingerprint of :func:`_scan` of any contiguous integer or float array
+    (``repeat``: the caller has seen such an array before, so the compiled loop is taken
+    when it compiles nothing, as for a repeated X in :meth:`DesignCache.design`)."""
     bits = _flat_bits(values)
-    return int(_scan(bits, _SIGN[bits.dtype.itemsize])[2]) if bits.size else 0
+    if not bits.size:
+        return 0
+    width = bits.dtype.itemsize
+    return int(_scan(bits, _SIGN[width], repeat and _loop_is_free(width))[2])
 
 
 def _float_dtype(dtype) -> np.dtype:
@@ -905,7 +910,8 @@ def _cache_scan(X, loop: bool = False):
     scanned = _scan(_flat_bits(values), _SIGN[values.dtype.itemsize], loop)
     if not sp.issparse(X):
         return scanned, int(scanned[2])
-    return scanned, (int(scanned[2]), _fingerprint(X.indices), _fingerprint(X.indptr))
+    return scanned, (int(scanned[2]), _fingerprint(X.indices, loop),
+                     _fingerprint(X.indptr, loop))
 
 
 #: the cache :func:`as_design` uses
