@@ -36,7 +36,7 @@ def _count(name, weight=lambda *a, **k: 1.0):
 
 
 def install(nnz_of):
-    data._scan = _count("validation scan", lambda bits, sign: bits.shape[0] / nnz_of())(
+    data._scan = _count("validation scan", lambda bits, *_: bits.shape[0] / nnz_of())(
         data._scan)
     data.Design.matvec = _count("X w (matvec)")(data.Design.matvec)
     data.Design.rmatvec = _count("Xᵀ r (rmatvec)")(data.Design.rmatvec)

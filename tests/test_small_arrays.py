@@ -89,7 +89,7 @@ def test_scan_matches_the_loop(values):
     bits = data._flat_bits(values)
     sign = data._SIGN[bits.dtype.itemsize]
     assert [int(v) for v in data._scan_numpy(bits, sign)] == \
-        [int(v) for v in data._scan_loop(bits, sign)]
+        [int(v) for v in data._scan_loop(bits, sign, True)]
 
 
 def test_gram_cd_anderson_weights_match_the_kernel():

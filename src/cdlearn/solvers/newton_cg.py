@@ -169,7 +169,10 @@ class NewtonCGState(PrimalIterate):
         self.w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
         self._intercept = np.array([float(intercept0) if p.fit_intercept else 0.0])
         self.alpha = None
-        self.z = p.design.matvec(self.w) + self._intercept[0]
+        if w0 is None:  # w = 0: no product with X (a pass over X per call, as primal_cd)
+            self.z = np.full(n, self._intercept[0])
+        else:
+            self.z = p.design.matvec(self.w) + self._intercept[0]
         self._alpha = np.empty(n)
         self.D = np.empty(n)
         self._dsum = 0.0
