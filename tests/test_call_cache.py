@@ -102,3 +102,17 @@ def test_x_scaled_in_place_is_examined_again_by_the_certificate_check():
         warnings.simplefilter("error")
         res = cdlearn.solve(X, y, **opts)
     assert res.converged and res.gap <= 1e-6 * math.log(2.0)
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_repeat_scanned_without_its_count_still_counts_an_edited_x(order):
+    """A repeated X is scanned by the compiled loop without the nonzero count (a hit has
+    it cached); an in-place edit makes it a miss, whose design must count afresh."""
+    X = np.asfortranarray(_data(n=400, d=400)[0]) if order == "F" else _data(n=400, d=400)[0]
+    assert X.size > 1 << 17  # the compiled loop from the first call
+    first = as_design(X)
+    assert first.nnz == X.size and as_design(X).nnz == X.size
+    X[:7, 3] = 0.0
+    X[5, 9] = -0.0  # not a nonzero
+    assert as_design(X).nnz == np.count_nonzero(X) == X.size - 8
+    assert as_design(X).nnz == X.size - 8  # and the hit keeps that count
