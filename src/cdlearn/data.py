@@ -965,10 +965,10 @@ def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray
     if y.dtype.kind not in "fiub":
         raise TypeError(f"{name} must be numeric, got dtype {y.dtype}")
     y = y.astype(np.float64)
-    if not np.all(np.isfinite(y)):
+    if not np.isfinite(y).all():
         raise ValueError(f"{name} contains NaN or infinity")
     # one comparison pass; the labels are sorted (np.unique) only to say what is wrong
-    if loss in BINARY_LOSSES and not np.all(np.abs(y) == 1.0):
+    if loss in BINARY_LOSSES and not (np.abs(y) == 1.0).all():
         labels = np.unique(y)
         shown = ", ".join(f"{v:g}" for v in labels[:6])
         raise ValueError(

@@ -541,13 +541,20 @@ def certificate_unresolved(state, primal: float, limit: float) -> str:
         return ""
     d = p.design
     unit = unit_weights(p)
-    # max ‖x_i‖² depends on X alone: kept on the design (a pass over n norms per call)
-    peak = d.__dict__.get("_derived", {}).get("max_row_sq_norm") if unit else None
+    # max ‖x_i‖² and ‖X‖_F² depend on X alone: kept on the design (with unit weights, whose
+    # max is 1), not a pass over n or d norms per call
+    derived = d.__dict__.get("_derived", {})
+    peak = derived.get("max_row_sq_norm") if unit else None
     if peak is None:
         stats = d.__dict__.get("_stats", {})
         if "row_sq_norms" not in stats and "col_sq_norms" in stats:
             # ‖X‖_F² bounds every ‖x_i‖²: no pass over the rows when that already settles it
-            total = float(np.max(p.sample_weight)) * float(stats["col_sq_norms"].sum())
+            frob = derived.get("sq_frobenius") if unit else None
+            if frob is None:
+                frob = float(stats["col_sq_norms"].sum())
+                if unit:
+                    d.derived("sq_frobenius", lambda: frob)
+            total = (1.0 if unit else float(np.max(p.sample_weight))) * frob
             if not total / (lam * d.n_samples) > KAPPA_CERTIFIABLE:
                 return ""
         peak = float(np.max(p.sample_weight * d.row_sq_norms))
