@@ -31,7 +31,7 @@ from .losses import LOSS_CODES, smoothness
 from .penalties import PENALTIES, penalty_strengths
 from .penalties_group import make_groups
 from .solvers import SOLVERS, parallel
-from .solvers.base import Problem, SolveResult, run
+from .solvers.base import Problem, SolveResult, run, unit_weights
 from .solvers.newton_cd import choose_hessian, gram_work
 from .solvers.parallel import (
     check_threads,
@@ -468,12 +468,10 @@ def lbfgs_reason(problem: Problem) -> str:
             or problem.design.is_sparse or problem.design.nnz < LBFGS_MIN_ENTRIES):
         return ""
     spreads = []
-    for norms in (problem.design.row_sq_norms * problem.sample_weight,
-                  problem.design.col_sq_norms):
-        mean = float(norms.mean())
+    for mean, peak in (_norm_stats(problem, rows=True), _norm_stats(problem, rows=False)):
         if not mean > 0.0:
             return ""
-        spreads.append(float(norms.max()) / mean)
+        spreads.append(peak / mean)
     if max(spreads) > LBFGS_SPREAD:
         return ""
     return (f"l2 logistic on dense, evenly scaled X ({problem.n_samples}×{problem.n_features}; "
@@ -500,12 +498,25 @@ def dual_condition(problem: Problem) -> tuple[float, float]:
     CD 266 ms; news20 (spread 800) at the same λ: newton-cg 5.3 s, dual CD 1.6 s;
     at κ < 1 (reuters, λ = 1/n) dual CD is ahead (21 against 38 ms).
     """
-    r = problem.design.row_sq_norms * problem.sample_weight
-    mean = float(r.mean()) if r.size else 0.0
+    mean, peak = _norm_stats(problem, rows=True)
     if mean <= 0.0:
         return 0.0, 1.0
     kappa = smoothness(problem.loss) * mean / (problem.l2 * problem.n_samples)
-    return kappa, float(r.max()) / mean
+    return kappa, peak / mean
+
+
+def _norm_stats(problem: Problem, *, rows: bool) -> tuple[float, float]:
+    """``(mean, max)`` of ``s_i‖x_i‖²`` (``rows``) or of ``‖x_j‖²``: X alone decides them
+    with unit weights, so they are kept on the design (auto asked for them on every call:
+    passes over n or d norms)."""
+    def compute():
+        norms = (problem.design.row_sq_norms * problem.sample_weight if rows
+                 else problem.design.col_sq_norms)
+        return float(norms.mean()), float(norms.max())
+
+    if rows and not unit_weights(problem):
+        return compute()
+    return problem.design.derived("row_norm_stats" if rows else "col_norm_stats", compute)
 
 
 def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver="auto",

@@ -149,8 +149,12 @@ def gram_work(problem: Problem) -> float:
     if not problem.design.is_sparse:
         n, d = problem.design.shape
         return BLAS_GRAM_PRICE * n * float(d) * d
-    k = problem.design.row_nnz.astype(np.int64)
-    return float(np.sum(k * (k + 1) // 2))
+    def work():
+        k = problem.design.row_nnz.astype(np.int64)
+        return float(np.sum(k * (k + 1) // 2))
+
+    # X alone decides it: kept on the design (auto and the state ask up to 3 times a solve)
+    return problem.design.derived("gram_work", work)
 
 
 def dense_gram_block(s: np.ndarray, rows: np.ndarray, columns: np.ndarray,
