@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..data import SMALL_INPUT
 from ..kernels.parallel_cd import block_bounds, primal_cd_parallel_epoch
 from ..kernels.primal_cd import (
     logistic_error_probabilities,
@@ -50,6 +51,7 @@ from ..kernels.primal_cd import (
     primal_cd_squared_epoch,
 )
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
+from ..kernels.squared_certificate import squared_certificate
 from ..kernels.views import weighted_slice_powers
 from ..losses import step_smoothness
 from ..objectives import certificate_from_dual_point
@@ -180,6 +182,11 @@ class PrimalCDState(PrimalIterate):
             # its kernel keeps the residual z - y; z is rebuilt from it at the next check
             # (only after that kernel ran: subclasses and experiments drive z themselves)
             self.resid = self.z - p.y
+        # the certificate in one compiled call (kernels.squared_certificate) where its
+        # ~15 numpy calls cost a check more than an epoch's share; small inputs keep them
+        # (no compilation on a first fit, cdlearn.data.SMALL_INPUT)
+        self._u = (np.empty(d) if self.fast_squared and (p.l1 > 0.0 or p.l2 > 0.0)
+                   and p.design.nnz > SMALL_INPUT else None)
         self._z_from_resid = False
         if self.fast_logistic:
             self.cube = weighted_column_abs_cubes(p) / n
@@ -259,11 +266,15 @@ class PrimalCDState(PrimalIterate):
     def certificate(self):
         p = self.problem
         self._checks += 1
+        compiled = self._u is not None
         if (self._checks == 1 and self.fast_squared and p.l1 > 0.0 and not p.fit_intercept
                 and not self._z_from_resid and not np.any(self.w)):
             # the check at a cold start (w = 0, z = 0): α = s∘y, and Xᵀα/n is gram-cd's
             # c = Xᵀ(s∘y)/n, cached on the design for this y (one pass of X saved per
             # call of a sequence of solves on one (X, y): benchopt's, a path's)
+            if compiled:
+                self._u[:] = linear_terms(p)[0]
+                return self._squared_certificate(True)
             alpha = p.sample_weight * p.y
             return certificate_from_dual_point(p.loss_code, self.z, alpha, p.y,
                                                p.sample_weight, self.w,
@@ -276,7 +287,15 @@ class PrimalCDState(PrimalIterate):
             np.subtract(self.z, p.y, out=self.resid)
         if self.fast_logistic:  # the margins may have moved (intercept, resync)
             logistic_error_probabilities(self.z, p.y, self.perr)
+        if compiled:
+            return self._squared_certificate(False)
         return margin_certificate(self)
+
+    def _squared_certificate(self, have_u: bool):
+        p, v = self.problem, self.view
+        return squared_certificate(v.data, v.indices, v.indptr, self.resid, p.sample_weight,
+                                   self.unit_weights, self.w, self._u, have_u, p.l1, p.l2,
+                                   p.positive)
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""
