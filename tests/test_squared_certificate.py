@@ -3,7 +3,8 @@
 Against the numpy certificate it replaces (objectives.certificate_from_margins) at
 iterates of a run, dense and sparse, with weights, an intercept, positive=True
 and the elastic net; against the closed form of the Lasso's dual at the rescaled
-residual; at scikit-learn's tightly converged Lasso the gap is rounding.
+residual; at scikit-learn's tightly converged Lasso the gap is rounding. Plain
+cyclic CD's Anderson steps: P never increases, the optimum is scikit-learn's.
 """
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import scipy.sparse as sp
 import sklearn.linear_model as sk
 
+import cdlearn
 from cdlearn.api import make_problem
 from cdlearn.objectives import certificate_from_margins
 from cdlearn.solvers.primal_cd import PrimalCDState
@@ -122,3 +124,37 @@ def test_small_inputs_keep_the_numpy_certificate(monkeypatch):
     assert PrimalCDState(p, sampling="cyclic")._u is not None
     monkeypatch.setattr("cdlearn.solvers.primal_cd.SMALL_INPUT", X.size)
     assert PrimalCDState(p, sampling="cyclic")._u is None
+
+
+@pytest.mark.parametrize("layout,fit_intercept,positive", [
+    ("F", False, False), ("csc", True, False), ("F", False, True)])
+def test_anderson_steps_of_plain_cd_lower_p_and_reach_sklearns_optimum(layout, fit_intercept,
+                                                                      positive):
+    X, y = _data(80, 120, seed=7)
+    n = X.shape[0]
+    lam = 0.05 * np.abs(X.T @ (y - y.mean())).max() / n
+    Xin = np.asfortranarray(X) if layout == "F" else sp.csc_matrix(X)
+    p = make_problem(Xin, y, loss="squared", penalty="l1", lam=lam,
+                     fit_intercept=fit_intercept, positive=positive)
+    state = PrimalCDState(p, sampling="cyclic")
+
+    def objective():
+        r = y - X @ state.w - state.intercept
+        return 0.5 * r @ r / n + lam * np.abs(state.w).sum()
+
+    values = [objective()]
+    for _ in range(60):
+        state.run_epoch()  # a CD epoch, then every 5th an extrapolation kept if lower
+        values.append(objective())
+    assert state.stats["anderson_accepted"] >= 2
+    assert np.all(np.diff(values) <= 1e-14 * values[0])
+    res = cdlearn.solve(Xin, y, penalty="l1", lam=lam, solver="primal-cd", sampling="cyclic",
+                        fit_intercept=fit_intercept, positive=positive, tol=1e-13,
+                        max_epochs=10_000)
+    assert res.converged and res.info["anderson_accepted"] >= 1
+    ref = sk.Lasso(alpha=lam, fit_intercept=fit_intercept, positive=positive, tol=1e-16,
+                   max_iter=1_000_000).fit(X, y)
+    r = y - X @ ref.coef_ - ref.intercept_
+    p_ref = 0.5 * r @ r / n + lam * np.abs(ref.coef_).sum()
+    assert abs(res.primal - p_ref) <= 1e-10 * p_ref
+    np.testing.assert_allclose(res.w, ref.coef_, atol=1e-5 * np.abs(ref.coef_).max())

@@ -53,6 +53,7 @@ from ..kernels.primal_cd import (
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
 from ..kernels.squared_certificate import squared_certificate
 from ..kernels.views import weighted_slice_powers
+from ..kernels.working_set import _extrapolate, _squared_objective, _store, _undo
 from ..losses import step_smoothness
 from ..objectives import certificate_from_dual_point
 from ..sampling import (
@@ -74,6 +75,10 @@ from .parallel import Partition, check_partition, minibatch_threads
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
 SUPPORTED_PENALTIES = ("none", "l2", "l1", "elastic_net")
 RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
+#: Anderson window of plain cyclic CD on the squared loss (as ws-cd's and gram-cd's
+#: default); 0 turns it off. On benchopt's 500 × 600 Lasso (ρ 0 / 0.6, reg 0.1 / 0.05)
+#: epochs to a relative 1e-10 of the optimum went 15/26/28/44 -> 12/17/21/32
+ANDERSON_K = 5
 
 
 def weighted_column_abs_cubes(problem: Problem) -> np.ndarray:
@@ -184,9 +189,17 @@ class PrimalCDState(PrimalIterate):
             self.resid = self.z - p.y
         # the certificate in one compiled call (kernels.squared_certificate) where its
         # ~15 numpy calls cost a check more than an epoch's share; small inputs keep them
-        # (no compilation on a first fit, cdlearn.data.SMALL_INPUT)
-        self._u = (np.empty(d) if self.fast_squared and (p.l1 > 0.0 or p.l2 > 0.0)
-                   and p.design.nnz > SMALL_INPUT else None)
+        # (no compilation on a first fit, cdlearn.data.SMALL_INPUT), and plain CD there
+        # keeps its plain iterates (no Anderson step, whose kernels would compile too)
+        compiled = self.fast_squared and p.design.nnz > SMALL_INPUT
+        self._u = np.empty(d) if compiled and (p.l1 > 0.0 or p.l2 > 0.0) else None
+        self._anderson = None
+        if compiled and self.mode == CYCLIC and self.partition is None and ANDERSON_K:
+            k = ANDERSON_K  # history of (w, r, b) and the extrapolated residual
+            self._anderson = (np.empty((k + 1, d)), np.empty((k + 1, n)), np.empty(k + 1),
+                              np.empty(n), np.arange(d, dtype=np.int64))
+            self._filled = 0
+            self.stats = dict(anderson_tried=0, anderson_accepted=0)
         self._z_from_resid = False
         if self.fast_logistic:
             self.cube = weighted_column_abs_cubes(p) / n
@@ -238,6 +251,8 @@ class PrimalCDState(PrimalIterate):
             self._z_from_resid = True
             return entries, updates
         if self.fast_squared:
+            if self._anderson is not None and self._filled == 0:
+                self._remember(0)
             entries, updates, self.counter = primal_cd_squared_epoch(
                 v.data, v.indices, v.indptr, p.sample_weight, self.unit_weights, self.resid,
                 self.w, self.lips, p.l1, p.l2, self.mode, self.prob, self.alias,
@@ -245,6 +260,8 @@ class PrimalCDState(PrimalIterate):
                 p.positive,
             )
             self._z_from_resid = True
+            if self._anderson is not None:
+                self._anderson_step()
             return entries, updates
         if self.n_threads > 1:
             return primal_cd_parallel_epoch(
@@ -259,6 +276,40 @@ class PrimalCDState(PrimalIterate):
             self._intercept, self.intercept_lips, self.newton, p.positive,
         )
         return entries, updates
+
+    def _remember(self, slot: int):
+        w_hist, r_hist, b_hist, _, cols = self._anderson
+        _store(w_hist, r_hist, b_hist, slot, self.w, cols, self.resid, self._intercept[0])
+
+    def _anderson_step(self):
+        """Anderson extrapolation of the last ANDERSON_K epochs of plain cyclic CD, kept
+        only if it lowers P (Bertrand & Massias 2021, "Anderson acceleration of coordinate
+        descent", AISTATS; as celer and skglm do, and ws-cd's inner solver here: the same
+        kernels). The residual is extrapolated with the same weights (affine in (w, b))."""
+        self._filled += 1
+        self._remember(self._filled - 1)
+        w_hist, r_hist, b_hist, r_new, cols = self._anderson
+        k = w_hist.shape[0] - 1
+        if self._filled <= k:
+            return
+        p = self.problem
+        inv_n = 1.0 / p.n_samples
+        self.stats["anderson_tried"] += 1
+        old = _squared_objective(self.resid, p.sample_weight, self.w, cols, p.l1, p.l2, inv_n)
+        ok, b = _extrapolate(w_hist, r_hist, b_hist, k, self.w, cols, r_new, p.positive)
+        if ok:
+            if _squared_objective(r_new, p.sample_weight, self.w, cols, p.l1, p.l2,
+                                  inv_n) < old:
+                self.resid[:] = r_new
+                self._intercept[0] = b
+                self.stats["anderson_accepted"] += 1
+            else:
+                _undo(w_hist, k, self.w, cols)
+        self._remember(0)  # the next window starts from the current point
+        self._filled = 1
+
+    def extra_info(self) -> dict:
+        return dict(self.stats) if self._anderson is not None else {}
 
     def reference(self) -> float:
         return initial_primal(self.problem)
@@ -306,6 +357,7 @@ class PrimalCDState(PrimalIterate):
         p = self.problem
         if self.fast_squared:
             np.subtract(self.z, p.y, out=self.resid)
+            self._filled = 0  # Anderson's window restarts at the restored point
         if getattr(self, "fast_logistic", False):
             logistic_error_probabilities(self.z, p.y, self.perr)
         if self.shrinking:
