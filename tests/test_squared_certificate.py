@@ -158,3 +158,33 @@ def test_anderson_steps_of_plain_cd_lower_p_and_reach_sklearns_optimum(layout, f
     p_ref = 0.5 * r @ r / n + lam * np.abs(ref.coef_).sum()
     assert abs(res.primal - p_ref) <= 1e-10 * p_ref
     np.testing.assert_allclose(res.w, ref.coef_, atol=1e-5 * np.abs(ref.coef_).max())
+
+
+def test_stretched_interval_checks_halfway_to_the_predicted_stop():
+    from cdlearn.solvers.base import STRETCHED_INTERVAL, _predicted_interval
+
+    # the gap fell 100× in 4 epochs: 3e-12 is 15.05 epochs on from 1e-4
+    assert _predicted_interval(4, (4, 1e-2), 8, 1e-4, 3e-12) == 4
+    assert _predicted_interval(4, (4, 1e-2), 8, 1e-4, 3e-12, stretch=True) == 8
+    assert _predicted_interval(4, (4, 1e-2), 8, 1e-4, 1e-30, stretch=True) == STRETCHED_INTERVAL
+    # within two intervals of the predicted stop (7.05, 1.40 epochs): as without stretch
+    assert _predicted_interval(4, (4, 1e-2), 8, 1e-4, 3e-8, stretch=True) == 4
+    assert _predicted_interval(4, (4, 1e-2), 8, 1e-4, 2e-5, stretch=True) == 2
+
+
+@pytest.mark.parametrize("tol", [1e-6, 1e-10])
+def test_plain_cd_tol_run_stops_soon_after_the_gap_reaches_tol(tol):
+    X, y = _data(100, 150, seed=9)
+    n = X.shape[0]
+    lam = 0.05 * np.abs(X.T @ y).max() / n
+    kw = dict(penalty="l1", lam=lam, solver="primal-cd", sampling="cyclic")
+    D = np.asfortranarray(X)
+    every = cdlearn.solve(D, y, tol=1e-15, max_epochs=300, check_every=1, **kw)
+    threshold = tol * 0.5 * (y @ y) / n
+    first = int(every.trace["epoch"][np.argmax(every.trace["gap"] <= threshold)])
+    assert every.trace["gap"][first] <= threshold
+    res = cdlearn.solve(D, y, tol=tol, max_epochs=300, **kw)
+    assert res.converged and res.gap <= threshold
+    assert res.info["anderson_accepted"] >= 1
+    assert first - 3 <= res.n_epochs <= first + 3  # rounding moves the trajectories apart
+    assert len(res.trace) - 1 <= res.n_epochs // 4 + 1  # checks: ≤ 1 per 4 epochs (+ epoch 0)

@@ -193,6 +193,9 @@ class PrimalCDState(PrimalIterate):
         # keeps its plain iterates (no Anderson step, whose kernels would compile too)
         compiled = self.fast_squared and p.design.nnz > SMALL_INPUT
         self._u = np.empty(d) if compiled and (p.l1 > 0.0 or p.l2 > 0.0) else None
+        # its check (Xᵀr) costs about an epoch: far from the threshold, checks only halfway
+        # to the predicted stop (solvers.base._predicted_interval)
+        self.stretch_checks = compiled
         self._anderson = None
         if compiled and self.mode == CYCLIC and self.partition is None and ANDERSON_K:
             k = ANDERSON_K  # history of (w, r, b) and the extrapolated residual
