@@ -29,7 +29,8 @@ class CdlearnSolver(BaseSolver):
         self.y, self.lmbd = y, lmbd
         self.fit_intercept = fit_intercept
         warnings.filterwarnings("ignore", category=ConvergenceWarning)
-        self.solve(tol=1e-15, max_epochs=2)  # load the cached numba kernels
+        # load the cached numba kernels, Anderson's too (plain CD extrapolates at epoch 5)
+        self.solve(tol=1e-15, max_epochs=10)
 
     def solve(self, **stop):
         res = cdlearn.solve(self.X, self.y, loss="squared", penalty="l1",
