@@ -188,3 +188,21 @@ def test_plain_cd_tol_run_stops_soon_after_the_gap_reaches_tol(tol):
     assert res.info["anderson_accepted"] >= 1
     assert first - 3 <= res.n_epochs <= first + 3  # rounding moves the trajectories apart
     assert len(res.trace) - 1 <= res.n_epochs // 4 + 1  # checks: ≤ 1 per 4 epochs (+ epoch 0)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_check_just_before_the_last_epoch_waits_for_its_check():
+    rng = np.random.default_rng(10)
+    X = np.asfortranarray(rng.standard_normal((100, 150)))  # no zeros: interval 4 epochs
+    y = X[:, :5] @ rng.standard_normal(5) + 0.1 * rng.standard_normal(100)
+    lam = 0.05 * np.abs(X.T @ y).max() / X.shape[0]
+    kw = dict(penalty="l1", lam=lam, solver="primal-cd", sampling="cyclic", tol=1e-15)
+    D = X
+    # the check due at 8 is within 2 epochs of the last (9), at 4 it is not
+    assert list(cdlearn.solve(D, y, max_epochs=9, **kw).trace["epoch"]) == [0, 4, 9]
+    assert list(cdlearn.solve(D, y, max_epochs=5, **kw).trace["epoch"]) == [0, 5]
+    assert list(cdlearn.solve(D, y, max_epochs=7, **kw).trace["epoch"]) == [0, 4, 7]
+    # without the stretch (small inputs: the numpy certificate) the check at 8 is made
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("cdlearn.solvers.primal_cd.SMALL_INPUT", X.size)
+        assert list(cdlearn.solve(D, y, max_epochs=9, **kw).trace["epoch"]) == [0, 4, 8, 9]
