@@ -540,6 +540,40 @@ def _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips, l1, l2, j, n
     return entries, updates
 
 
+@njit(cache=True)
+def _squared_cyclic_dense_sweep(data, indptr, r, w, lips, l1, l2, j, n_updates, positive):
+    """:func:`_squared_cyclic_sparse_sweep` for dense columns (unit weights).
+
+    :func:`_dense_residual_dot` called here directly: through
+    :func:`_residual_gradient` its SIMD sum ran ~1.7× slower (a 500 × 600 ``Xᵀr``:
+    82 against 49 µs), and the epoch of plain CD on benchopt's 500 × 600 Lasso
+    went from ~80 to ~61 µs (in-process medians, same run).
+    """
+    d = w.shape[0]
+    inv_n = 1.0 / r.shape[0]
+    entries = 0
+    updates = 0
+    for _ in range(n_updates):
+        jj = u64(j)
+        j += 1
+        if j == d:
+            j = 0
+        lj = lips[jj]
+        if lj == 0.0:
+            continue
+        start, end = u64(indptr[jj]), u64(indptr[jj + u64(1)])
+        entries += indptr[jj + u64(1)] - indptr[jj]  # signed: a u64 sum would be float
+        g = _dense_residual_dot(data, start, end - start, r) * inv_n
+        wj = w[jj]
+        delta = coordinate_prox_step(wj, g, lj, l1, l2, positive) - wj
+        if delta != 0.0:
+            w[jj] = wj + delta
+            for i in range(end - start):
+                r[i] += delta * data[start + i]
+            updates += 1
+    return entries, updates
+
+
 @njit(cache=True, nogil=True)
 def primal_cd_squared_epoch(
     data, indices, indptr, sw, unit, r, w, lips, l1, l2,
@@ -553,7 +587,8 @@ def primal_cd_squared_epoch(
     sample weights when they are all 1. Cyclic order takes ``counter mod d``
     in the loop instead of the look-ahead pipeline of :func:`step_ahead`, which
     only pays for random orders (measured: 2× off a cyclic epoch on news20);
-    sparse cyclic with unit weights runs :func:`_squared_cyclic_sparse_sweep`.
+    cyclic with unit weights runs :func:`_squared_cyclic_sparse_sweep` or
+    :func:`_squared_cyclic_dense_sweep`.
     Returns ``(entries_touched, updates_made, counter)``.
     """
     n = r.shape[0]
@@ -562,10 +597,14 @@ def primal_cd_squared_epoch(
     entries = 0
     updates = 0
     cyclic = mode == CYCLIC
-    if cyclic and unit and indices.shape[0] > 0:
-        entries, updates = _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips,
-                                                        l1, l2, counter % d, n_updates,
-                                                        positive)
+    if cyclic and unit:
+        if indices.shape[0] > 0:
+            entries, updates = _squared_cyclic_sparse_sweep(data, indices, indptr, r, w, lips,
+                                                            l1, l2, counter % d, n_updates,
+                                                            positive)
+        else:
+            entries, updates = _squared_cyclic_dense_sweep(data, indptr, r, w, lips, l1, l2,
+                                                           counter % d, n_updates, positive)
         counter += n_updates
         n_updates = 0  # done: skip the general loop below
     j_next, j_after = first_draws(rng, mode, prob, alias, d, counter, n_updates)

@@ -290,6 +290,34 @@ def _undo(w_hist, k, w, ws):
         w[ws[t]] = w_hist[k, t]
 
 
+@njit(cache=True)
+def squared_anderson_window(w_hist, r_hist, b_hist, filled, w, ws, r, intercept, sw, l1, l2,
+                            positive, r_buf):
+    """Store the iterate (``w`` on ``ws``, residual ``r``, ``intercept[0]``) in slot
+    ``filled`` of the window; once it holds ``k + 1`` iterates, extrapolate, keep the
+    point if it lowers the squared loss's objective (else undo) and restart the window
+    from the current point. Returns ``(filled, tried, accepted)``."""
+    k = w_hist.shape[0] - 1
+    _store(w_hist, r_hist, b_hist, filled, w, ws, r, intercept[0])
+    filled += 1
+    if filled <= k:
+        return filled, False, False
+    inv_n = 1.0 / r.shape[0]
+    old = _squared_objective(r, sw, w, ws, l1, l2, inv_n)
+    ok, b = _extrapolate(w_hist, r_hist, b_hist, k, w, ws, r_buf, positive)
+    accepted = False
+    if ok:
+        if _squared_objective(r_buf, sw, w, ws, l1, l2, inv_n) < old:
+            _copy(r_buf, r)
+            intercept[0] = b
+            accepted = True
+        else:
+            _undo(w_hist, k, w, ws)
+    # the window restarts from the current (possibly extrapolated) point
+    _store(w_hist, r_hist, b_hist, np.int64(0), w, ws, r, intercept[0])
+    return np.int64(1), True, accepted
+
+
 # ------------------------------------------------------------------ the kernels
 @njit(cache=True, nogil=True)
 def ws_inner_solve_squared(data, indices, indptr, ws, sw, unit, r, w, lips, l1, l2,
@@ -324,22 +352,11 @@ def ws_inner_solve_squared(data, indices, indptr, ws, sw, unit, r, w, lips, l1, 
         if intercept_lips > 0.0:
             entries += _squared_intercept_update(r, sw, inv_n, intercept, intercept_lips)
         if k > 0:
-            _store(w_hist, z_hist, b_hist, filled, w, ws, r, intercept[0])
-            filled += 1
-            if filled == k + 1:
-                tried += 1
-                old = _squared_objective(r, sw, w, ws, l1, l2, inv_n)
-                ok, b = _extrapolate(w_hist, z_hist, b_hist, k, w, ws, z_buf, positive)
-                if ok:
-                    if _squared_objective(z_buf, sw, w, ws, l1, l2, inv_n) < old:
-                        _copy(z_buf, r)
-                        intercept[0] = b
-                        accepted += 1
-                    else:
-                        _undo(w_hist, k, w, ws)
-                # the window restarts from the current (possibly extrapolated) point
-                _store(w_hist, z_hist, b_hist, np.int64(0), w, ws, r, intercept[0])
-                filled = 1
+            filled, step_tried, step_accepted = squared_anderson_window(
+                w_hist, z_hist, b_hist, filled, w, ws, r, intercept, sw, l1, l2, positive,
+                z_buf)
+            tried += step_tried
+            accepted += step_accepted
         # an epoch that moved nothing is a fixed point in floating point (tol_in below
         # rounding): nothing to gain
         still = updates == before and intercept[0] == b_before
