@@ -201,6 +201,19 @@ def dense_gram(X: np.ndarray, D: np.ndarray, fit_intercept: bool, H: np.ndarray)
     return n * d * (d + 1) // 2
 
 
+def terms_certificate(problem: Problem, terms, w, u, intercept_term) -> tuple:
+    """``(P, D, gap)`` from :func:`~cdlearn.kernels.newton_cd.margin_terms`' sums
+    ``terms = (loss, conj, fy)`` at ``α = -sφ'(z)`` (``u = Xᵀα/n`` feasible: no
+    l1 rescaling); ``intercept_term`` is D's ``-b Σα/n``."""
+    p = problem
+    inv_n = 1.0 / p.n_samples
+    loss, conj, fy = terms
+    primal = loss * inv_n + penalty_value(w, p.l1, p.l2)
+    dual = -conj * inv_n - penalty_conjugate(u, p.l1, p.l2) + intercept_term
+    gap = fy * inv_n + penalty_fenchel_young(w, u, p.l1, p.l2)
+    return primal, dual, gap
+
+
 def choose_hessian(problem: Problem, hessian: str = "auto") -> str:
     """The Hessian form ``"gram"`` or ``"data"`` (module docstring's rule)."""
     if hessian not in HESSIAN_FORMS:
@@ -605,12 +618,9 @@ class NewtonCDState(PrimalIterate):
             primal = loss * self.inv_n + penalty_value(w, p.l1, p.l2)
             gap = fy * self.inv_n + penalty_fenchel_young(w, u, p.l1, p.l2)
             return primal, primal - gap, gap
-        primal = loss * self.inv_n + penalty_value(w, p.l1, p.l2)
         # D(α) with α = -n c: its intercept term -b Σα/n is +b Σc
-        dual = (-conj * self.inv_n - penalty_conjugate(u, p.l1, p.l2)
-                + self._intercept[0] * float(self.c.sum()))
-        gap = fy * self.inv_n + penalty_fenchel_young(w, u, p.l1, p.l2)
-        return primal, dual, gap
+        return terms_certificate(p, (loss, conj, fy), w, u,
+                                 self._intercept[0] * float(self.c.sum()))
 
     def kkt_violation(self) -> float:
         """max_j dist(-∇_j f(w), λ∂g_j(w_j)): the optimality measure used without a penalty."""

@@ -59,14 +59,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..data import SMALL_ARRAY
-from ..kernels.newton_cd import cholesky_apply, cholesky_factor, newton_weights
+from ..kernels.newton_cd import cholesky_apply, cholesky_factor, margin_terms, newton_weights
 from ..kernels.newton_cg import axpy, directional_slope
 from ..kernels.views import weighted_slice_powers
 from ..losses import loss_derivatives_np, loss_second_derivatives_np
 from ..objectives import certificate_from_dual_point
 from .base import PrimalIterate, Problem, initial_primal
 from .intercept import refresh_margins
-from .newton_cd import GRAM_FACTOR, GRAM_MAX_AUTO, dense_gram, gram_work
+from .newton_cd import GRAM_FACTOR, GRAM_MAX_AUTO, dense_gram, gram_work, terms_certificate
 from .parallel import current_threads
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge")
@@ -173,6 +173,7 @@ class NewtonCGState(PrimalIterate):
         self._alpha = np.empty(n)
         self.D = np.empty(n)
         self._dsum = 0.0
+        self._terms = None
         self._u = None  # Xᵀα/n at the current z (minus the loss gradient), from _weights()
         self._fresh = False
         self._checks = 0
@@ -186,12 +187,20 @@ class NewtonCGState(PrimalIterate):
             self.n_gram = 0
 
     # ---------------------------------------------------------------- pieces
-    def _weights(self):
-        """α, D and ``u = Xᵀα/n`` at the current margins; returns the entries read."""
+    def _weights(self, terms=False):
+        """α, D and ``u = Xᵀα/n`` at the current margins; returns the entries read.
+
+        ``terms``: also the certificate's sums (``self._terms``, None in numpy's form
+        below ``small`` samples) from the same exp (one log1p more a sample)."""
         p = self.problem
         # c = sφ'/n into _alpha, then α = -n c
-        self._dsum = _newton_weights(p.loss_code, self.z, p.y, p.sample_weight, self.inv_n,
-                                     self._alpha, self.D, self.small)
+        self._terms = None
+        if terms and self.z.shape[0] > self.small:
+            *self._terms, self._dsum = margin_terms(p.loss_code, self.z, p.y, p.sample_weight,
+                                                    self.inv_n, self._alpha, self.D)
+        else:
+            self._dsum = _newton_weights(p.loss_code, self.z, p.y, p.sample_weight,
+                                         self.inv_n, self._alpha, self.D, self.small)
         self._alpha *= -float(p.n_samples)
         self._u, entries = self._rmatvec(self._alpha, False)
         self._u *= self.inv_n
@@ -474,8 +483,13 @@ class NewtonCGState(PrimalIterate):
         ``Xᵀα`` it needs is kept as the next epoch's gradient."""
         self._checks += 1
         refresh_margins(self, self._checks % RESYNC_EVERY == 0)
-        self._weights()
+        self._weights(terms=True)
         p = self.problem
+        if self._terms is not None:
+            # one fused pass (exp, log1p) instead of the weights' and the Fenchel-Young
+            # sums' (exp, 2 log): ~9% of an lbfgs solve on 10,000 × 100
+            return terms_certificate(p, self._terms, self.w, self._u,
+                                     -self._intercept[0] * float(self._alpha.sum()) * self.inv_n)
         return certificate_from_dual_point(p.loss_code, self.z, self._alpha, p.y,
                                            p.sample_weight, self.w, self._u, 0.0, p.l2,
                                            compiled=self.small == 0)
