@@ -119,7 +119,7 @@ def test_auto_rule():
     assert choice(raw)[0] != "lbfgs"
     assert choice(X[:, :400])[0] == "newton-cg"  # 2.4·10⁵ entries: below the size
     # a cheap Gram (newton-cg's lagged-Gram route): lbfgs only when it costs ≥ 8 passes
-    # and κ ≤ 300 (κ = mean‖x‖²/(4λn) ≈ 100/(4·4.8) ≈ 5 at λ = 1e-3, 5,200 at 1e-6)
+    # and κ ≤ 100 (κ = mean‖x‖²/(4λn) ≈ 100/(4·4.8) ≈ 5 at λ = 1e-3, 5,200 at 1e-6)
     tall = np.vstack([X] * 8)[:, :100]
 
     def tall_choice(A, lam):

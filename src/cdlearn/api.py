@@ -437,7 +437,7 @@ LBFGS_SPREAD = 10.0
 #: at least this many data passes ... (:func:`cdlearn.solvers.newton_cd.gram_work`)
 LBFGS_GRAM_PASSES = 8.0
 #: ... and the dual condition κ (:func:`dual_condition`) is at most this
-LBFGS_KAPPA = 300.0
+LBFGS_KAPPA = 100.0
 
 
 def lbfgs_reason(problem: Problem) -> str:
@@ -458,11 +458,14 @@ def lbfgs_reason(problem: Problem) -> str:
     iterations whatever λ, while L-BFGS's iterations grow with the condition
     number: lbfgs only when the Gram costs ≥ ``LBFGS_GRAM_PASSES`` passes and
     ``κ`` ≤ ``LBFGS_KAPPA``. Measured CPU time lbfgs / newton-cg on ``X ~ N(0, 1)``
-    with 10⁶ entries to tol 1e-5 / 1e-9 (2026-11-26, nice 15, 7 interleaved runs):
-    d = 100 (Gram 13 passes): κ = 25 0.63 / 0.71, 83 0.70 / 0.54, 250 0.92 / 1.01,
-    2,500 0.87 / 1.01; d = 150: κ = 37 0.59 / 0.50, 375 0.63 / 0.86, 3,750 0.72 /
-    1.22; d = 75 (9.8 passes): κ = 62 0.82 / 0.96; d = 50 (6.5 passes): κ = 12
-    1.06 / 0.92, 1,250 1.19 / 1.42; d = 25: κ = 6 0.91 / 0.92, 625 1.04 / 1.05.
+    with 10⁶ entries to tol 1e-5 / 1e-9 (2026-11-26, nice 15, 3-7 interleaved runs;
+    newton-cg's lagged Gram without the rows of tiny curvature): d = 100 (Gram 13
+    passes): κ = 25 0.97 / 1.13 (locked driver runs to 1e-6 / 1e-10: lbfgs 15-17 /
+    20-27 ms, newton-cg 27-29 ms), 83 0.98 / 1.09, 250 1.19 / 1.30, 2,500 1.27 /
+    1.57; d = 150: κ = 37 0.76 / 0.96, 112 0.90 / 0.85, 375 0.94 / 1.25, 3,750 1.58 /
+    2.08. Before that Gram change (newton-cg ~1.4× slower), d = 75 (9.8 passes):
+    κ = 62 0.82 / 0.96; d = 50 (6.5 passes): κ = 12 1.06 / 0.92; d = 25: κ = 6
+    0.91 / 0.92.
     """
     if (problem.loss != "logistic" or problem.penalty != "l2" or not problem.l2 > 0.0
             or problem.design.is_sparse or problem.design.nnz < LBFGS_MIN_ENTRIES):
