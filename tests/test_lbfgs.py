@@ -118,14 +118,51 @@ def test_auto_rule():
     raw[:, 0] *= 30.0  # one column 900× the others' squared scale
     assert choice(raw)[0] != "lbfgs"
     assert choice(X[:, :400])[0] == "newton-cg"  # 2.4·10⁵ entries: below the size
-    tall = make_problem(np.vstack([X] * 8)[:, :100], np.tile(y, 8), loss="logistic",
-                        penalty="l2", lam=1e-3)
-    assert "lagged XᵀDX" in auto_solver(tall)[1]  # a cheap Gram: newton-cg's route first
+    # a cheap Gram (newton-cg's lagged-Gram route): lbfgs only when it costs ≥ 8 passes
+    # and κ ≤ 100 (κ = mean‖x‖²/(4λn) ≈ 100/(4·4.8) ≈ 5 at λ = 1e-3, 5,200 at 1e-6)
+    tall = np.vstack([X] * 8)[:, :100]
+
+    def tall_choice(A, lam):
+        return auto_solver(make_problem(A, np.tile(y, A.shape[0] // n), loss="logistic",
+                                        penalty="l2", lam=lam))
+
+    name, reason = tall_choice(tall, 1e-3)
+    assert name == "lbfgs" and "13 data passes" in reason and "κ = 5." in reason
+    name, reason = tall_choice(tall, 1e-6)
+    assert name == "newton-cg" and "lagged XᵀDX" in reason
+    name, reason = tall_choice(np.vstack([X] * 16)[:, :30], 1e-3)  # Gram: 3.9 passes
+    assert name == "newton-cg" and "lagged XᵀDX" in reason
     res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-3, tol=1e-10)
     ref = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=1e-3, tol=1e-10,
                         solver="newton-cg")
     assert res.solver == "lbfgs" and res.converged and ref.converged
     assert res.primal == pytest.approx(ref.primal, rel=1e-9)
+
+
+@pytest.mark.parametrize("solver", ["auto", "newton-cg"])
+def test_tall_logistic_matches_sklearn(solver):
+    """Above SMALL_ARRAY samples the certificate is the fused margin pass (exp, log1p):
+    auto (lbfgs here: a Gram of 13 passes, κ ≈ 0.6) and newton-cg, with an intercept and
+    sample weights, against scikit-learn converged tightly."""
+    rng = np.random.default_rng(7)
+    n, d, lam = 5000, 100, 1e-2
+    X = rng.standard_normal((n, d))
+    y = np.where(X @ rng.standard_normal(d) + rng.standard_normal(n) > 0.5, 1.0, -1.0)
+    sw = rng.uniform(0.5, 2.0, n)
+    res = cdlearn.solve(X, y, loss="logistic", penalty="l2", lam=lam, solver=solver,
+                        tol=1e-14, fit_intercept=True, sample_weight=sw)
+    ref = LogisticRegression(C=1.0 / (lam * n), solver="newton-cholesky", tol=1e-15,
+                             max_iter=1000).fit(X, y, sample_weight=sw)
+    w_ref, b_ref = ref.coef_.ravel(), float(ref.intercept_[0])
+    assert res.solver == ("lbfgs" if solver == "auto" else solver) and res.converged
+    # gap ≤ 1e-14·P(0) bounds ‖w - w*‖ by √(2·gap/λ) ≈ 1e-6
+    np.testing.assert_allclose(res.w, w_ref, rtol=0, atol=1e-6 * np.abs(w_ref).max())
+    assert abs(res.intercept - b_ref) <= 1e-6 * max(1.0, abs(b_ref))
+    p = make_problem(X, y, loss="logistic", penalty="l2", lam=lam)
+    f_ref = primal_value(p.loss_code, X @ w_ref + b_ref, p.y, sw, w_ref, 0.0, lam)
+    assert res.primal == pytest.approx(f_ref, rel=1e-12)
+    assert 0.0 <= res.gap == pytest.approx(res.primal - res.dual, abs=1e-14)
+    assert res.gap <= 1e-14 * np.log(2.0) * float(sw.mean())
 
 
 def test_one_vs_rest_builds_no_copy_for_dense_lbfgs():

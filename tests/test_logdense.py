@@ -66,7 +66,9 @@ def test_newton_cg_gram_separable_small_lambda():
     ref = LogisticRegression(C=1.0 / (lam * n), solver="newton-cholesky", tol=1e-14,
                              max_iter=1000, fit_intercept=False).fit(X, y)
     w_ref = ref.coef_.ravel()
-    assert res.info["preconditioner"] == "gram"
+    assert res.info["preconditioner"] == "gram" and res.info["hessians"] >= 2
+    # the later lagged Gram matrices leave out the rows of tiny curvature D_i
+    assert res.info["gram_rows"] < n
     def P(w):
         return np.logaddexp(0.0, -y * (X @ w)).mean() + 0.5 * lam * w @ w
 

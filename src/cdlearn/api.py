@@ -199,6 +199,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
       features (:func:`l1_newton_reason`); else ``ws-cd``, primal CD on working
       sets with Anderson extrapolation (ahead of celer and skglm on the
       benchmark's wide Lasso cases, benchmarks/results);
+    - the logistic loss with l2 on dense, evenly scaled X of at least
+      ``LBFGS_MIN_ENTRIES`` entries whose ``XᵀDX`` is dear or whose λ is not small:
+      ``lbfgs`` (:func:`lbfgs_reason`);
     - ridge (squared loss, l2) when ``XᵀX`` is small and cheap to form (the rule
       below): its closed form, a Cholesky solve (``gram-cd``'s ridge step);
     - smooth losses when the Hessian ``XᵀDX`` is small and cheap to form
@@ -208,8 +211,6 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
       (a9a at λ = 1/(100n): 0.1 s against dual CD's 17 s); on dense X with an
       l2 penalty ``newton-cg`` with its lagged-Hessian preconditioner instead
       (one BLAS Gram serves several outer iterations);
-    - otherwise the logistic loss with l2 on dense, evenly scaled X of at least
-      ``LBFGS_MIN_ENTRIES`` entries: ``lbfgs`` (:func:`lbfgs_reason`);
     - the squared hinge with n < d under l2: ``dual-cd`` (liblinear -s 1);
     - l2 with a small λ on evenly scaled rows (:func:`dual_condition`):
       ``newton-cg``, truncated Newton with CG (liblinear's advice for large C);
@@ -240,6 +241,9 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
             return squared_l1_choice(problem, n_fits)
         return "ws-cd", ("l1 penalty: primal CD on working sets with Anderson extrapolation "
                          "(ws-cd)")
+    lbfgs = lbfgs_reason(problem)
+    if lbfgs:
+        return "lbfgs", lbfgs
     if choose_hessian(problem) == "gram":
         m = problem.n_features + int(problem.fit_intercept)
         if problem.loss == "squared" and problem.penalty == "l2" and problem.l2 > 0.0:
@@ -256,9 +260,6 @@ def auto_solver(problem: Problem, *, cd_options: bool = False, batch_size: int =
                 "when CG's products cost more (newton-cg, preconditioner='gram')")
         return "newton-cd", (f"{m} features: the Hessian XᵀDX is small and cheap to form, "
                              "proximal Newton with its model solved in Gram form (newton-cd)")
-    lbfgs = lbfgs_reason(problem)
-    if lbfgs:
-        return "lbfgs", lbfgs
     if problem.l2 <= 0.0:
         return "primal-cd", "penalty is not strongly convex: only primal CD applies"
     if (problem.penalty == "l2" and problem.loss == "squared_hinge"
@@ -443,6 +444,11 @@ def l1_newton_reason(problem: Problem) -> str:
 LBFGS_MIN_ENTRIES = 1 << 18
 #: ... whose rows and columns are evenly scaled: max/mean of the squared norms at most this
 LBFGS_SPREAD = 10.0
+#: Where newton-cg's lagged Gram is cheap (few features), lbfgs only when the Gram costs
+#: at least this many data passes ... (:func:`cdlearn.solvers.newton_cd.gram_work`)
+LBFGS_GRAM_PASSES = 8.0
+#: ... and the dual condition κ (:func:`dual_condition`) is at most this
+LBFGS_KAPPA = 100.0
 
 
 def lbfgs_reason(problem: Problem) -> str:
@@ -458,15 +464,31 @@ def lbfgs_reason(problem: Problem) -> str:
     10,000 × 100 lmbd 1: 21 / 27 against 130, lmbd 0.01: 39 / 56 against 146 / 161.
     Uneven column scales (raw features) are what slows a first-order method and
     not Newton, hence the spread test; sparse X keeps newton-cd / newton-cg (a9a).
-    ``auto`` asks this only where ``XᵀDX`` is too dear to form (1,000 × 1,000, not
-    10,000 × 100): with a cheap Gram, newton-cg's lagged-Hessian preconditioner
-    needs few products, and L-BFGS's per-iteration O(n) work (exp, log of the
-    certificate and ~5 line-search trials) weighs on tall data with few
-    features; CPU times there were within the machine's noise of each other.
+    Where ``XᵀDX`` is cheap (:func:`cdlearn.solvers.newton_cd.choose_hessian`'s
+    Gram form, e.g. 10,000 × 100), newton-cg's lagged-Gram route needs few outer
+    iterations whatever λ, while L-BFGS's iterations grow with the condition
+    number: lbfgs only when the Gram costs ≥ ``LBFGS_GRAM_PASSES`` passes and
+    ``κ`` ≤ ``LBFGS_KAPPA``. Measured CPU time lbfgs / newton-cg on ``X ~ N(0, 1)``
+    with 10⁶ entries to tol 1e-5 / 1e-9 (2026-11-26, nice 15, 3-7 interleaved runs;
+    newton-cg's lagged Gram without the rows of tiny curvature): d = 100 (Gram 13
+    passes): κ = 25 0.97 / 1.13 (locked driver runs to 1e-6 / 1e-10: lbfgs 15-17 /
+    20-27 ms, newton-cg 27-29 ms), 83 0.98 / 1.09, 250 1.19 / 1.30, 2,500 1.27 /
+    1.57; d = 150: κ = 37 0.76 / 0.96, 112 0.90 / 0.85, 375 0.94 / 1.25, 3,750 1.58 /
+    2.08. Before that Gram change (newton-cg ~1.4× slower), d = 75 (9.8 passes):
+    κ = 62 0.82 / 0.96; d = 50 (6.5 passes): κ = 12 1.06 / 0.92; d = 25: κ = 6
+    0.91 / 0.92.
     """
     if (problem.loss != "logistic" or problem.penalty != "l2" or not problem.l2 > 0.0
             or problem.design.is_sparse or problem.design.nnz < LBFGS_MIN_ENTRIES):
         return ""
+    gram = ""
+    if choose_hessian(problem) == "gram":
+        passes = gram_work(problem) / problem.design.nnz
+        kappa = dual_condition(problem)[0]
+        if passes < LBFGS_GRAM_PASSES or kappa > LBFGS_KAPPA:
+            return ""
+        gram = (f"; XᵀDX costs {passes:.3g} data passes ≥ {LBFGS_GRAM_PASSES:g} and the dual "
+                f"condition κ = {kappa:.3g} ≤ {LBFGS_KAPPA:g}: ahead of newton-cg's lagged Gram")
     spreads = []
     for mean, peak in (_norm_stats(problem, rows=True), _norm_stats(problem, rows=False)):
         if not mean > 0.0:
@@ -477,7 +499,7 @@ def lbfgs_reason(problem: Problem) -> str:
     return (f"l2 logistic on dense, evenly scaled X ({problem.n_samples}×{problem.n_features}; "
             f"max/mean squared norm of rows {spreads[0]:.3g}, of columns {spreads[1]:.3g} ≤ "
             f"{LBFGS_SPREAD:g}): L-BFGS with an exact line search on the margins, 2 data "
-            "passes an iteration, each certified by its gradient's dual point (lbfgs)")
+            f"passes an iteration, each certified by its gradient's dual point (lbfgs){gram}")
 
 
 #: ``solver="auto"`` runs newton-cg (l2, many features) when dual CD's

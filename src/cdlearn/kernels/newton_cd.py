@@ -225,6 +225,51 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_grad
 
 
 @njit(cache=True)
+def sparse_gram_block(data, indices, indptr, D, pos, fit_intercept, H, loc, val):
+    """The block ``XᵀDX[ws, ws]`` from CSR rows into the compact ``H`` (k × k, the
+    intercept's row/column last when fitted): ``pos[j]`` is column j's index in the
+    block, -1 outside it; ``loc``, ``val``: work space of k entries. One pass over the
+    rows' indices and ``k_i(k_i+1)/2`` products per row (``k_i`` its entries in the
+    block), against :func:`gram_gradient`'s ``nnz_i(nnz_i+1)/2``. Returns the
+    entries touched."""
+    n = indptr.shape[0] - 1
+    k = H.shape[0]
+    kf = k - 1 if fit_intercept else k
+    H[:, :] = 0.0
+    entries = 0
+    for i in range(n):
+        start, end = indptr[i], indptr[i + 1]
+        entries += end - start
+        Di = D[i]
+        if Di == 0.0:
+            continue
+        q = 0
+        for a in range(start, end):
+            j = pos[indices[a]]
+            if j >= 0:
+                loc[q] = j
+                val[q] = data[a]
+                q += 1
+        for a in range(q):
+            t = Di * val[a]
+            row = H[loc[a]]
+            for b in range(a, q):
+                row[loc[b]] += t * val[b]
+            if fit_intercept:
+                H[kf, loc[a]] += t
+        if fit_intercept:
+            H[kf, kf] += Di
+        entries += q * (q + 1) // 2
+    # each pair landed once, in either triangle: the two triangles summed
+    for j in range(k):
+        for m in range(j + 1, k):
+            t = H[j, m] + H[m, j]
+            H[j, m] = t
+            H[m, j] = t
+    return entries
+
+
+@njit(cache=True)
 def column_gradient_curvature(data, indices, indptr, c, D, g, hdiag, cols, with_gradient):
     """``hdiag_j = Σ_i D_i X_ij²`` (and ``g_j = Σ_i c_i X_ij`` if ``with_gradient``)
     for the CSC columns ``cols``; returns the entries read."""
