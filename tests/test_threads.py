@@ -254,6 +254,24 @@ def test_use_threads_restores_numba_count():
     assert numba.get_num_threads() == before and current_threads() == 1
 
 
+def test_current_threads_sets_numba_count_only_when_it_differs(monkeypatch):
+    calls = []
+    real = numba.set_num_threads
+    monkeypatch.setattr(numba, "set_num_threads", lambda k: (calls.append(k), real(k))[1])
+    have = numba.get_num_threads()
+    with use_threads(have):  # already numba's count: neither set nor restored
+        assert current_threads(always_parallel=True) == have
+    assert calls == [] and numba.get_num_threads() == have
+    if numba.config.NUMBA_NUM_THREADS > 1:
+        real(1)
+        try:
+            with use_threads(2):
+                assert current_threads() == 2 and numba.get_num_threads() == 2
+            assert calls == [2, 1] and numba.get_num_threads() == 1
+        finally:
+            real(have)
+
+
 @two_threads
 def test_estimator_n_jobs_gives_the_problem_its_threads(monkeypatch):
     import cdlearn.estimators._base as base

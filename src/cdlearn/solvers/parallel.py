@@ -71,12 +71,17 @@ def current_threads(*, always_parallel: bool = False) -> int:
             and getattr(_local, "restore", None) is None):
         import numba
 
-        _local.restore = numba.get_num_threads()  # starts the threading layer
+        have = numba.get_num_threads()  # starts the threading layer
         if (numba.threading_layer() == "workqueue"
                 and threading.current_thread() is not threading.main_thread()):
             n = 1
-        numba.set_num_threads(max(1, min(n, numba.config.NUMBA_NUM_THREADS)))
-        _local.n = n = numba.get_num_threads()
+        n = max(1, min(n, numba.config.NUMBA_NUM_THREADS))
+        # set (and restore on exit) only a count that differs: one-thread pools and
+        # repeated solves at the same count skip two numba calls (~6 µs a solve)
+        _local.restore = 0 if n == have else have
+        if n != have:
+            numba.set_num_threads(n)
+        _local.n = n
     return n
 
 
@@ -119,7 +124,7 @@ def use_threads(n: int, *, blas: bool = False):
     finally:
         for lib, k in limits:
             lib.set_num_threads(k)
-        if _local.restore is not None:
+        if _local.restore:  # 0: numba's count was already the wanted one
             import numba
 
             numba.set_num_threads(_local.restore)
