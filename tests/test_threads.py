@@ -16,7 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from cdlearn.api import faceoff_choice, make_problem, solve
 from cdlearn.data import as_design
 from cdlearn.faceoff import analyze
-from cdlearn.kernels.parallel_cd import block_bounds
+from cdlearn.kernels.parallel_cd import block_bounds, parallel_slice_dots
 from cdlearn.multiclass import solve_ovr
 from cdlearn.solvers import parallel
 from cdlearn.solvers.parallel import (
@@ -154,6 +154,31 @@ def test_ws_cd_on_threads_same_bits(monkeypatch, loss, penalty, extra):
     assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
     assert np.count_nonzero(runs[1].w) > 0
     assert parallel.copy_threads(as_design(X.toarray())) == 1  # dense: no copy
+
+
+@two_threads
+@pytest.mark.parametrize("shape", [(70, 200), (200, 70), (3, 40)])
+def test_parallel_slice_dots_are_scipys_products(shape):
+    """Xᵀq from the column view and Xv from the row view, on 1 and 2 threads, equal
+    scipy's bit for bit (one thread per slice, summed in slice order), with empty
+    leading and trailing slices, fewer slices than blocks, and dense views."""
+    rng = np.random.default_rng(5)
+    X = sp.random(*shape, density=0.2, random_state=5, format="lil")
+    X[0, :] = X[-1, :] = 0.0
+    X[:, 0] = X[:, -1] = 0.0
+    X = X.tocsr()
+    X.data = rng.standard_normal(X.nnz)
+    q, v = rng.standard_normal(shape[0]), rng.standard_normal(shape[1])
+    for M in (X, X.toarray()):
+        design = as_design(M)
+        for threads in (1, 2):
+            with use_threads(threads):
+                assert current_threads() == threads
+                for layout, vec, ref in (("csc", q, X.T @ q), ("csr", v, X @ v)):
+                    view = design.view(layout)
+                    out = parallel_slice_dots(view.data, view.indices, view.indptr, vec,
+                                              np.full(ref.shape[0], np.nan))
+                    np.testing.assert_array_equal(out, ref)
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])

@@ -112,12 +112,17 @@ class WorkingSetState(PrimalIterate):
 
         self.problem = p = problem
         n, d = p.n_samples, p.n_features
-        # row-major input is transposed into the column view on threads (the same
-        # matrix on any count): Nesterov 10⁵ × 10⁶ CSR, 0.65 s of a 1.4 s solve. The
-        # scoring pass's Xᵀ(s∘φ') stays scipy's: numba's column dots on 2 threads were
-        # no faster than scipy's on one (benchmarks/results/threads.md)
+        # the exact parts on threads (the same bits on any count): row-major input is
+        # transposed into the column view (Nesterov 10⁵ × 10⁶ CSR: 0.87 s of a 1.55 s
+        # solve on one thread) and the scoring pass's Xᵀ(s∘φ') is one column dot per
+        # thread chunk (9 × 28 ms there by scipy), summed in scipy's order
         self.n_threads = copy_threads(p.design)
         self.view = p.design.view("csc", self.n_threads)
+        self._slice_dots = None
+        if self.n_threads > 1:
+            from ..kernels.parallel_cd import parallel_slice_dots  # loads the pool's kernels
+
+            self._slice_dots = parallel_slice_dots
         beta = LOSS_SMOOTHNESS[p.loss]
         self.lips = beta * weighted_column_sq_norms(p) / n  # 0 for an empty column
         self.empty = self.lips == 0
@@ -162,7 +167,13 @@ class WorkingSetState(PrimalIterate):
         else:
             loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
-        return p.design.rmatvec(self._deriv) / p.n_samples
+        if self._slice_dots is None:
+            return p.design.rmatvec(self._deriv) / p.n_samples
+        v = self.view
+        grad = self._slice_dots(v.data, v.indices, v.indptr, self._deriv,
+                                np.empty(p.n_features))
+        grad /= p.n_samples
+        return grad
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
