@@ -39,6 +39,7 @@ import numpy as np
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
 from ..kernels.working_set import support_margins, ws_inner_solve, ws_inner_solve_squared
+from ..kernels.working_set_parallel import parallel_count_above, parallel_scores
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
@@ -79,6 +80,18 @@ def _anderson_window(k: int, size: int, n: int, view) -> int:
                                                     + view.indptr.nbytes))
     k = min(k, int(budget // (8 * (size + n))) - 1)
     return k if k >= 2 else 0
+
+
+def top_ranks(rank: np.ndarray, size: int) -> np.ndarray:
+    """The indices of the ``size`` highest ranks (0 < size ≤ len(rank)) in increasing
+    order -- cyclic order by column index: sequential memory access -- ties at the
+    threshold to the lowest indices (not argpartition's arbitrary pick among ties): the
+    same set from the serial and the threaded scoring pass."""
+    d = rank.shape[0]
+    t = np.partition(rank, d - size)[d - size]
+    keep = rank > t
+    keep[np.flatnonzero(rank == t)[:size - np.count_nonzero(keep)]] = True
+    return np.flatnonzero(keep)
 
 
 class WorkingSetState(PrimalIterate):
@@ -183,14 +196,21 @@ class WorkingSetState(PrimalIterate):
         self._grad = None
         # the scoring pass, in run()'s units for a check: n derivatives, Xᵀ, d scores
         entries = p.design.nnz + p.n_samples + d
-        scores = coordinate_violations(self.w, grad, p.l1, p.l2, p.positive)
-        viol = float(scores.max(initial=0.0))
+        par = self._slice_dots is not None
+        if par:  # the same values on threads (kernels.working_set_parallel)
+            scores, rank = np.empty(d), np.empty(d)
+            viol, n_supp = parallel_scores(self.w, grad, p.l1, p.l2, p.positive, self.empty,
+                                           scores, rank, self.n_threads)
+        else:
+            scores = coordinate_violations(self.w, grad, p.l1, p.l2, p.positive)
+            viol = scores.max(initial=0.0)
+            rank, support = None, self.w != 0.0
+            n_supp = np.count_nonzero(support)
+        viol, n_supp = float(viol), int(n_supp)
         if p.fit_intercept:
             viol = max(viol, abs(float(self._deriv.sum())) / p.n_samples)
         if viol == 0.0:
             return entries, 0
-        support = self.w != 0.0
-        n_supp = int(np.count_nonzero(support))
         size = min(d, max(self.p0, 2 * n_supp, self.ws_size))
         # Every zero coefficient whose violation exceeds the inner solve's target
         # (ratio × viol) will still exceed it after that solve, which only moves the
@@ -198,9 +218,10 @@ class WorkingSetState(PrimalIterate):
         # 10⁶ features: 12 → 4 outer iterations). Capped at n/10 -- a Lasso support
         # has at most n coefficients -- so that on p ≫ n data (leukemia: 2,119 such
         # features for n = 38) the working set still grows by doublings.
-        n_strong = int(np.count_nonzero(scores > self.ratio * viol))
+        n_strong = int(parallel_count_above(scores, self.ratio * viol, self.n_threads) if par
+                       else np.count_nonzero(scores > self.ratio * viol))
         size = min(d, max(size, min(n_strong, p.n_samples // 10)))
-        if size < d:
+        if size < d and not par:
             # rank the zero coefficients by |∇_j f| - λ1: their violation when > 0, how
             # close they are to entering when < 0 (no ties among non-violators). Dividing
             # by ‖x_j‖ (celer's priority) was measured 0.8-0.9× the time on five of the
@@ -210,12 +231,12 @@ class WorkingSetState(PrimalIterate):
             scores -= p.l1
             scores[support] = np.inf
             scores[self.empty] = -np.inf
-            # a sorted copy (cyclic order by column index: sequential memory access),
-            # not a view that would keep argpartition's d indices alive
-            ws = np.sort(np.argpartition(scores, d - size)[d - size:])
+            ws = top_ranks(scores, size)
+        elif size < d:
+            ws = top_ranks(rank, size)
         else:
             ws = np.arange(d, dtype=np.int64)
-        del grad, scores, support  # d-vectors not needed by the inner solve
+        grad = scores = rank = support = None  # d-vectors not needed by the inner solve
         self.ws, self.ws_size = ws, size
         data, indices, indptr, copied = self._working_columns(ws)
         entries += copied
