@@ -17,8 +17,6 @@ from cdlearn.api import faceoff_choice, make_problem, solve
 from cdlearn.data import as_design
 from cdlearn.faceoff import analyze
 from cdlearn.kernels.parallel_cd import block_bounds, parallel_slice_dots
-from cdlearn.kernels.working_set import support_margins
-from cdlearn.kernels.working_set_parallel import parallel_support_margins
 from cdlearn.multiclass import solve_ovr
 from cdlearn.solvers import parallel
 from cdlearn.solvers import working_set as ws_module
@@ -158,25 +156,6 @@ def test_ws_cd_on_threads_same_bits(monkeypatch, loss, penalty, extra):
     assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
     assert np.count_nonzero(runs[1].w) > 0
     assert parallel.copy_threads(as_design(X.toarray())) == 1  # dense: no copy
-
-
-@two_threads
-def test_parallel_support_margins_are_the_serial_ones():
-    rng = np.random.default_rng(4)
-    X = sp.random(90, 300, density=0.1, random_state=4, format="csc")
-    X.data = rng.standard_normal(X.nnz)
-    w = np.where(rng.random(300) < 0.3, rng.standard_normal(300), 0.0)
-    v = as_design(X).csc
-    ref = np.empty(90)
-    entries = support_margins(v.data, v.indices, v.indptr, w, 0.25, ref)
-    assert entries == X[:, w != 0].nnz
-    for blocks in (1, 2, 3, 7):
-        with use_threads(2):
-            current_threads()
-            z = np.full(90, np.nan)
-            assert parallel_support_margins(v.data, v.indices, v.indptr, w, 0.25, z,
-                                            blocks) == entries
-        np.testing.assert_array_equal(z, ref)
 
 
 def test_top_ranks_breaks_ties_by_lowest_index():

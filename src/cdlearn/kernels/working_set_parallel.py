@@ -15,8 +15,6 @@ from numba import njit, prange
 
 from cdlearn.penalties import coordinate_violation
 
-u64 = np.uint64
-
 
 @njit(cache=True, parallel=True, nogil=True)
 def parallel_scores(w, grad, l1, l2, positive, empty, scores, rank, n_blocks):
@@ -58,30 +56,3 @@ def parallel_count_above(x, t, n_blocks):
                 c += 1
         count[b] = c
     return count.sum()
-
-
-@njit(cache=True, parallel=True, nogil=True)
-def parallel_support_margins(data, indices, indptr, w, b, z, n_blocks):
-    """:func:`cdlearn.kernels.working_set.support_margins` on threads, the same bits:
-    block k owns the rows ``[k n / n_blocks, (k + 1) n / n_blocks)`` of ``z`` and adds
-    the support's entries there in column order, as the serial loop does. Returns the
-    entries of the support."""
-    n = z.shape[0]
-    support = np.flatnonzero(w)
-    dense = indices.shape[0] == 0
-    entries = 0
-    for t in range(support.shape[0]):
-        entries += indptr[support[t] + 1] - indptr[support[t]]
-    for blk in prange(n_blocks):
-        lo, hi = blk * n // n_blocks, (blk + 1) * n // n_blocks
-        for i in range(lo, hi):
-            z[i] = b
-        for t in range(support.shape[0]):
-            j = support[t]
-            wj = w[j]
-            start, end = u64(indptr[j]), u64(indptr[j + 1])
-            for k in range(start, end):
-                i = (k - start) if dense else u64(indices[k])
-                if lo <= i < hi:
-                    z[i] += wj * data[k]
-    return entries

@@ -39,11 +39,7 @@ import numpy as np
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
 from ..kernels.working_set import support_margins, ws_inner_solve, ws_inner_solve_squared
-from ..kernels.working_set_parallel import (
-    parallel_count_above,
-    parallel_scores,
-    parallel_support_margins,
-)
+from ..kernels.working_set_parallel import parallel_count_above, parallel_scores
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
@@ -168,12 +164,8 @@ class WorkingSetState(PrimalIterate):
 
     def _sync_margins(self) -> int:
         v = self.view
-        if self._slice_dots is None:
-            entries = support_margins(v.data, v.indices, v.indptr, self.w,
-                                      self._intercept[0], self.z)
-        else:
-            entries = parallel_support_margins(v.data, v.indices, v.indptr, self.w,
-                                               self._intercept[0], self.z, self.n_threads)
+        entries = support_margins(v.data, v.indices, v.indptr, self.w, self._intercept[0],
+                                  self.z)
         if self.logistic:
             logistic_error_probabilities(self.z, self.problem.y, self.perr)
         return entries
