@@ -16,6 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from cdlearn.api import faceoff_choice, make_problem, solve
 from cdlearn.data import as_design
 from cdlearn.faceoff import analyze
+from cdlearn.kernels import parallel_cd
 from cdlearn.kernels.parallel_cd import block_bounds, parallel_slice_dots
 from cdlearn.multiclass import solve_ovr
 from cdlearn.solvers import parallel
@@ -156,6 +157,26 @@ def test_ws_cd_on_threads_same_bits(monkeypatch, loss, penalty, extra):
     assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
     assert np.count_nonzero(runs[1].w) > 0
     assert parallel.copy_threads(as_design(X.toarray())) == 1  # dense: no copy
+
+
+@two_threads
+@pytest.mark.parametrize("n,d,fit_intercept", [(120, 40, True), (30, 200, False)])
+def test_serial_dual_cd_certificate_on_threads_same_bits(monkeypatch, n, d, fit_intercept):
+    """Serial dual CD on 2 threads: only its certificate's Xw runs on threads (row dots;
+    with d > 4n scipy's product would scatter from the columns), the same bits."""
+    X, y = _data(n=n, d=d)
+    kw = dict(loss="logistic", penalty="l2", lam=1e-2, solver="dual-cd", tol=1e-10,
+              fit_intercept=fit_intercept)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_COPY", 0)
+    calls = []
+    dots = parallel_cd.parallel_slice_dots
+    monkeypatch.setattr(parallel_cd, "parallel_slice_dots",
+                        lambda *a: calls.append(current_threads()) or dots(*a))
+    runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2)]
+    assert calls and set(calls) == {2}
+    _assert_identical(runs)
+    np.testing.assert_array_equal(runs[0].trace["gap"], runs[1].trace["gap"])
+    assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
 
 
 def test_top_ranks_breaks_ties_by_lowest_index():
