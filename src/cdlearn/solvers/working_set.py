@@ -27,7 +27,9 @@ The duality-gap certificate is that of primal CD (``α = -s φ'(Xw + b)``,
 rescaled into the dual domain for l1, the intercept at its exact minimiser).
 ``positive=True`` (w ≥ 0): steps clipped at 0, features ranked by ``-∇_j f - λ1``,
 extrapolated points with a negative coefficient rejected.
-Deterministic: no random draws.
+Deterministic: no random draws. On threads (``n_threads`` > 1, large sparse X) the
+transposition of row-major X, the scoring pass's products and the scores run in
+parallel, exactly: the same iterates bit for bit on any thread count.
 """
 
 from __future__ import annotations
