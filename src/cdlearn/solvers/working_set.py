@@ -128,9 +128,10 @@ class WorkingSetState(PrimalIterate):
         self.problem = p = problem
         n, d = p.n_samples, p.n_features
         # the exact parts on threads (the same bits on any count): row-major input is
-        # transposed into the column view (Nesterov 10⁵ × 10⁶ CSR: 0.87 s of a 1.55 s
-        # solve on one thread) and the scoring pass's Xᵀ(s∘φ') is one column dot per
-        # thread chunk (9 × 28 ms there by scipy), summed in scipy's order
+        # transposed into the column view (Nesterov 10⁵ × 10⁶ CSR: 0.79 s of a 1.36 s
+        # solve on one thread), the scoring pass's Xᵀ(s∘φ') is one column dot per
+        # column, summed in scipy's order (there 9 × 22 ms by scipy), and the scores
+        # are computed by blocks (benchmarks/results/threads.md)
         self.n_threads = copy_threads(p.design)
         self.view = p.design.view("csc", self.n_threads)
         self._slice_dots = None
