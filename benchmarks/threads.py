@@ -95,7 +95,8 @@ def solve_case(X, y, repeat, *, serial, parallel, taus, partition=None, growth_k
     rows.append(_row(f"{s_res.solver} serial", "serial", s_res, s_time, s_load, threads=1))
     if "threads" in methods:  # the serial method's exact parallel parts (same iterates)
         t, res, ld = timed(repeat, lambda: cdlearn.solve(X, y, **serial, n_threads=2))
-        rows.append(_row(f"{res.solver} 2 threads, exact parts", "threads", res, t, ld))
+        rows.append(_row(f"{res.solver} 2 threads, exact parts", "threads", res, t, ld,
+                             threads=2))
     for tau in taus if "tau" in methods else ():
         for threads in (1, 2):
             t, res, ld = timed(repeat, partial(cdlearn.solve, X, y, **parallel,

@@ -16,15 +16,18 @@ from sklearn.exceptions import ConvergenceWarning
 from cdlearn.api import faceoff_choice, make_problem, solve
 from cdlearn.data import as_design
 from cdlearn.faceoff import analyze
-from cdlearn.kernels.parallel_cd import block_bounds
+from cdlearn.kernels import parallel_cd
+from cdlearn.kernels.parallel_cd import block_bounds, parallel_slice_dots
 from cdlearn.multiclass import solve_ovr
 from cdlearn.solvers import parallel
+from cdlearn.solvers import working_set as ws_module
 from cdlearn.solvers.parallel import (
     check_threads,
     current_threads,
     eso_epoch_growth,
     use_threads,
 )
+from cdlearn.solvers.working_set import top_ranks
 
 two_threads = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                  reason="numba may use one thread only (NUMBA_NUM_THREADS)")
@@ -154,6 +157,89 @@ def test_ws_cd_on_threads_same_bits(monkeypatch, loss, penalty, extra):
     assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
     assert np.count_nonzero(runs[1].w) > 0
     assert parallel.copy_threads(as_design(X.toarray())) == 1  # dense: no copy
+
+
+@two_threads
+@pytest.mark.parametrize("n,d,fit_intercept", [(120, 40, True), (30, 200, False)])
+def test_serial_dual_cd_certificate_on_threads_same_bits(monkeypatch, n, d, fit_intercept):
+    """Serial dual CD on 2 threads: only its certificate's Xw runs on threads (row dots;
+    with d > 4n scipy's product would scatter from the columns), the same bits."""
+    X, y = _data(n=n, d=d)
+    kw = dict(loss="logistic", penalty="l2", lam=1e-2, solver="dual-cd", tol=1e-10,
+              fit_intercept=fit_intercept)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_COPY", 0)
+    calls = []
+    dots = parallel_cd.parallel_slice_dots
+    monkeypatch.setattr(parallel_cd, "parallel_slice_dots",
+                        lambda *a: calls.append(current_threads()) or dots(*a))
+    runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2)]
+    assert calls and set(calls) == {2}
+    _assert_identical(runs)
+    np.testing.assert_array_equal(runs[0].trace["gap"], runs[1].trace["gap"])
+    assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
+
+
+def test_top_ranks_breaks_ties_by_lowest_index():
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        d = int(rng.integers(1, 40))
+        rank = rng.integers(0, 4, size=d).astype(float)
+        rank[rng.random(d) < 0.2] = np.inf
+        rank[rng.random(d) < 0.2] = -np.inf
+        size = int(rng.integers(1, d + 1))
+        ref = np.sort(np.lexsort((np.arange(d), -rank))[:size])  # by rank, then index
+        np.testing.assert_array_equal(top_ranks(rank, size), ref)
+
+
+@two_threads
+@pytest.mark.parametrize("positive", [False, True])
+def test_ws_cd_scoring_on_threads_same_working_sets(monkeypatch, positive):
+    """The threaded scoring pass (violations, ranks, counts) picks the serial pass's
+    working sets, also among tied ranks (every column three times, empty columns)."""
+    X, y = _data(n=60, d=40)
+    X = sp.hstack([X, X, sp.csr_matrix((60, 5)), X]).tocsr()
+    kw = dict(loss="squared", penalty="l1", lam=2e-3, solver="ws-cd", tol=1e-10, p0=4,
+              positive=positive)
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_COPY", 0)
+    sizes = {}
+    real = ws_module.top_ranks
+
+    def spy(rank, size):
+        out = real(rank, size)
+        sizes.setdefault(current_threads(), []).append((size, out.tolist()))
+        return out
+
+    monkeypatch.setattr(ws_module, "top_ranks", spy)
+    runs = [solve(X, y, **kw, n_threads=t) for t in (1, 2)]
+    assert [r.info["n_threads"] for r in runs] == [1, 2]
+    _assert_identical(runs)
+    assert sizes[1] == sizes[2] and any(s < 125 for s, _ in sizes[1])
+    assert runs[1].converged and runs[1].gap <= 1e-10 * runs[1].trace["primal"][0]
+
+
+@two_threads
+@pytest.mark.parametrize("shape", [(70, 200), (200, 70), (3, 40)])
+def test_parallel_slice_dots_are_scipys_products(shape):
+    """Xᵀq from the column view and Xv from the row view, on 1 and 2 threads, equal
+    scipy's bit for bit (one thread per slice, summed in slice order), with empty
+    leading and trailing slices, fewer slices than blocks, and dense views."""
+    rng = np.random.default_rng(5)
+    X = sp.random(*shape, density=0.2, random_state=5, format="lil")
+    X[0, :] = X[-1, :] = 0.0
+    X[:, 0] = X[:, -1] = 0.0
+    X = X.tocsr()
+    X.data = rng.standard_normal(X.nnz)
+    q, v = rng.standard_normal(shape[0]), rng.standard_normal(shape[1])
+    for M in (X, X.toarray()):
+        design = as_design(M)
+        for threads in (1, 2):
+            with use_threads(threads):
+                assert current_threads() == threads
+                for layout, vec, ref in (("csc", q, X.T @ q), ("csr", v, X @ v)):
+                    view = design.view(layout)
+                    out = parallel_slice_dots(view.data, view.indices, view.indptr, vec,
+                                              np.full(ref.shape[0], np.nan))
+                    np.testing.assert_array_equal(out, ref)
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])

@@ -65,7 +65,13 @@ from ..sampling import (
 )
 from .base import Problem, initial_primal
 from .intercept import optimal_intercept
-from .parallel import Partition, check_partition, minibatch_threads, tau_nice_eso
+from .parallel import (
+    Partition,
+    check_partition,
+    copy_threads,
+    minibatch_threads,
+    tau_nice_eso,
+)
 
 SUPPORTED_LOSSES = ("squared", "logistic", "squared_hinge", "smooth_hinge", "hinge")
 SUPPORTED_PENALTIES = ("l2", "elastic_net")
@@ -155,6 +161,13 @@ class DualCDState:
             self._parallel_epoch = dual_cd_parallel_epoch
             self.bounds = block_bounds(p.design.col_nnz, self.n_threads)
             self.splits = np.zeros((self.tau, self.bounds.shape[0]), dtype=np.int64)
+        # the certificate's Xw, its one exact parallel part, on threads: row dots summed
+        # in scipy's order (the same bits on any count); the CD passes stay serial
+        self._row_dots = None
+        if copy_threads(p.design) > 1:
+            from ..kernels.parallel_cd import parallel_slice_dots
+
+            self._row_dots = parallel_slice_dots
         beta = step_smoothness(p.loss, smoothness)
         # sigma ≠ 1: CoCoA+'s local subproblem (cdlearn.distributed), whose dual
         # steps see the coupling σ′/(λ2 n) of the whole problem
@@ -322,7 +335,13 @@ class DualCDState:
         if self._checks % RESYNC_EVERY == 0:
             self._resync()
         # the first check is usually at α = 0, w = 0: no product needed
-        z = p.design.matvec(self.w) if self.w.any() else np.zeros(p.n_samples)
+        if not self.w.any():
+            z = np.zeros(p.n_samples)
+        elif self._row_dots is not None:
+            r = p.design.csr
+            z = self._row_dots(r.data, r.indices, r.indptr, self.w, np.empty(p.n_samples))
+        else:
+            z = p.design.matvec(self.w)
         if p.fit_intercept:
             self._intercept = optimal_intercept(p.loss_code, z, p.y, p.sample_weight,
                                                 self._intercept)

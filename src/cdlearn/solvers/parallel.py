@@ -3,8 +3,11 @@
 :func:`cdlearn.solve` runs a method inside :func:`use_threads`; the methods
 that have a parallel path read :func:`current_threads` when their state is
 built: τ-nice dual and primal CD (:mod:`cdlearn.kernels.parallel_cd`, for
-``batch_size > 1``) and the mat-vecs of truncated Newton (``newton-cg``).
-Serial methods and ``batch_size=1`` ignore the count. The count is kept per
+``batch_size > 1``), the mat-vecs of truncated Newton (``newton-cg``), and the
+exact parts of two serial methods on large sparse X (:func:`copy_threads`):
+ws-cd's transposition of row-major input, scoring products and scoring pass,
+serial dual CD's certificate ``Xw`` -- the same iterates on any count. Other
+serial methods ignore the count. The count is kept per
 Python thread (as numba's own), so one-vs-rest classes on threads each run
 with their share (:func:`cdlearn.multiclass.solve_ovr`).
 """
@@ -147,15 +150,16 @@ def minibatch_threads(tau: int, nnz: int, n_slices: int) -> int:
     return current_threads()
 
 
-#: a copy of X into its other layout (the column view of row-major input) is made
-#: on the solve's threads only from this many stored entries: below it one
-#: fork-join of the team (~10-50 µs) is a visible share of the copy.
+#: a serial method's exact parts (a copy of X into its other layout, products with X)
+#: run on the solve's threads only from this many stored entries: below it one
+#: fork-join of the team (~10-50 µs) is a visible share of the pass.
 PARALLEL_MIN_COPY = 1 << 16
 
 
 def copy_threads(design) -> int:
-    """Threads for transposing sparse float64 X of at least :data:`PARALLEL_MIN_COPY`
-    entries into a serial method's view (:meth:`cdlearn.data.Design.view`), else 1."""
+    """Threads for a serial method's exact parts on sparse float64 X of at least
+    :data:`PARALLEL_MIN_COPY` entries (the transposition into its view,
+    :meth:`cdlearn.data.Design.view`, and its products with X), else 1."""
     if (not design.is_sparse or design.dtype != np.float64
             or design.nnz < PARALLEL_MIN_COPY):
         return 1

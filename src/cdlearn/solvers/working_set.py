@@ -27,7 +27,9 @@ The duality-gap certificate is that of primal CD (``α = -s φ'(Xw + b)``,
 rescaled into the dual domain for l1, the intercept at its exact minimiser).
 ``positive=True`` (w ≥ 0): steps clipped at 0, features ranked by ``-∇_j f - λ1``,
 extrapolated points with a negative coefficient rejected.
-Deterministic: no random draws.
+Deterministic: no random draws. On threads (``n_threads`` > 1, large sparse X) the
+transposition of row-major X, the scoring pass's products and the scores run in
+parallel, exactly: the same iterates bit for bit on any thread count.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import numpy as np
 from ..kernels.primal_cd import logistic_error_probabilities
 from ..kernels.views import gather_slices
 from ..kernels.working_set import support_margins, ws_inner_solve, ws_inner_solve_squared
+from ..kernels.working_set_parallel import parallel_count_above, parallel_scores
 from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
@@ -81,6 +84,18 @@ def _anderson_window(k: int, size: int, n: int, view) -> int:
     return k if k >= 2 else 0
 
 
+def top_ranks(rank: np.ndarray, size: int) -> np.ndarray:
+    """The indices of the ``size`` highest ranks (0 < size ≤ len(rank)) in increasing
+    order -- cyclic order by column index: sequential memory access -- ties at the
+    threshold to the lowest indices (not argpartition's arbitrary pick among ties): the
+    same set from the serial and the threaded scoring pass."""
+    d = rank.shape[0]
+    t = np.partition(rank, d - size)[d - size]
+    keep = rank > t
+    keep[np.flatnonzero(rank == t)[:size - np.count_nonzero(keep)]] = True
+    return np.flatnonzero(keep)
+
+
 class WorkingSetState(PrimalIterate):
     """State of working-set CD on one problem (see module docstring).
 
@@ -112,12 +127,18 @@ class WorkingSetState(PrimalIterate):
 
         self.problem = p = problem
         n, d = p.n_samples, p.n_features
-        # row-major input is transposed into the column view on threads (the same
-        # matrix on any count): Nesterov 10⁵ × 10⁶ CSR, 0.65 s of a 1.4 s solve. The
-        # scoring pass's Xᵀ(s∘φ') stays scipy's: numba's column dots on 2 threads were
-        # no faster than scipy's on one (benchmarks/results/threads.md)
+        # the exact parts on threads (the same bits on any count): row-major input is
+        # transposed into the column view (Nesterov 10⁵ × 10⁶ CSR: 0.79 s of a 1.36 s
+        # solve on one thread), the scoring pass's Xᵀ(s∘φ') is one column dot per
+        # column, summed in scipy's order (there 9 × 22 ms by scipy), and the scores
+        # are computed by blocks (benchmarks/results/threads.md)
         self.n_threads = copy_threads(p.design)
         self.view = p.design.view("csc", self.n_threads)
+        self._slice_dots = None
+        if self.n_threads > 1:
+            from ..kernels.parallel_cd import parallel_slice_dots  # loads the pool's kernels
+
+            self._slice_dots = parallel_slice_dots
         beta = LOSS_SMOOTHNESS[p.loss]
         self.lips = beta * weighted_column_sq_norms(p) / n  # 0 for an empty column
         self.empty = self.lips == 0
@@ -162,7 +183,13 @@ class WorkingSetState(PrimalIterate):
         else:
             loss_derivatives(p.loss_code, self.z, p.y, self._deriv)
         self._deriv *= p.sample_weight
-        return p.design.rmatvec(self._deriv) / p.n_samples
+        if self._slice_dots is None:
+            return p.design.rmatvec(self._deriv) / p.n_samples
+        v = self.view
+        grad = self._slice_dots(v.data, v.indices, v.indptr, self._deriv,
+                                np.empty(p.n_features))
+        grad /= p.n_samples
+        return grad
 
     # ---------------------------------------------------------------- protocol
     def run_epoch(self):
@@ -172,14 +199,21 @@ class WorkingSetState(PrimalIterate):
         self._grad = None
         # the scoring pass, in run()'s units for a check: n derivatives, Xᵀ, d scores
         entries = p.design.nnz + p.n_samples + d
-        scores = coordinate_violations(self.w, grad, p.l1, p.l2, p.positive)
-        viol = float(scores.max(initial=0.0))
+        par = self._slice_dots is not None
+        if par:  # the same values on threads (kernels.working_set_parallel)
+            scores, rank = np.empty(d), np.empty(d)
+            viol, n_supp = parallel_scores(self.w, grad, p.l1, p.l2, p.positive, self.empty,
+                                           scores, rank, self.n_threads)
+        else:
+            scores = coordinate_violations(self.w, grad, p.l1, p.l2, p.positive)
+            viol = scores.max(initial=0.0)
+            rank, support = None, self.w != 0.0
+            n_supp = np.count_nonzero(support)
+        viol, n_supp = float(viol), int(n_supp)
         if p.fit_intercept:
             viol = max(viol, abs(float(self._deriv.sum())) / p.n_samples)
         if viol == 0.0:
             return entries, 0
-        support = self.w != 0.0
-        n_supp = int(np.count_nonzero(support))
         size = min(d, max(self.p0, 2 * n_supp, self.ws_size))
         # Every zero coefficient whose violation exceeds the inner solve's target
         # (ratio × viol) will still exceed it after that solve, which only moves the
@@ -187,9 +221,10 @@ class WorkingSetState(PrimalIterate):
         # 10⁶ features: 12 → 4 outer iterations). Capped at n/10 -- a Lasso support
         # has at most n coefficients -- so that on p ≫ n data (leukemia: 2,119 such
         # features for n = 38) the working set still grows by doublings.
-        n_strong = int(np.count_nonzero(scores > self.ratio * viol))
+        n_strong = int(parallel_count_above(scores, self.ratio * viol, self.n_threads) if par
+                       else np.count_nonzero(scores > self.ratio * viol))
         size = min(d, max(size, min(n_strong, p.n_samples // 10)))
-        if size < d:
+        if size < d and not par:
             # rank the zero coefficients by |∇_j f| - λ1: their violation when > 0, how
             # close they are to entering when < 0 (no ties among non-violators). Dividing
             # by ‖x_j‖ (celer's priority) was measured 0.8-0.9× the time on five of the
@@ -199,12 +234,12 @@ class WorkingSetState(PrimalIterate):
             scores -= p.l1
             scores[support] = np.inf
             scores[self.empty] = -np.inf
-            # a sorted copy (cyclic order by column index: sequential memory access),
-            # not a view that would keep argpartition's d indices alive
-            ws = np.sort(np.argpartition(scores, d - size)[d - size:])
+            ws = top_ranks(scores, size)
+        elif size < d:
+            ws = top_ranks(rank, size)
         else:
             ws = np.arange(d, dtype=np.int64)
-        del grad, scores, support  # d-vectors not needed by the inner solve
+        grad = scores = rank = support = None  # d-vectors not needed by the inner solve
         self.ws, self.ws_size = ws, size
         data, indices, indptr, copied = self._working_columns(ws)
         entries += copied
