@@ -170,7 +170,6 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_grad
     skipped. Returns the entries touched.
     """
     n = indptr.shape[0] - 1
-    m = H.shape[0]
     dense = indices.shape[0] == 0
     if with_gradient:
         g[:] = 0.0
@@ -216,12 +215,19 @@ def gram_gradient(data, indices, indptr, d, c, D, fit_intercept, H, g, with_grad
         if with_hessian:
             H[d, d] = hsum
     if with_hessian:
-        for j in range(m):
-            for k in range(j + 1, m):
-                t = H[j, k] + H[k, j]
-                H[j, k] = t
-                H[k, j] = t
+        _sum_triangles(H)
     return entries
+
+
+@njit(inline="always")
+def _sum_triangles(H):
+    # each pair (j, k) landed once, in either triangle: both get the sum
+    m = H.shape[0]
+    for j in range(m):
+        for k in range(j + 1, m):
+            t = H[j, k] + H[k, j]
+            H[j, k] = t
+            H[k, j] = t
 
 
 @njit(cache=True)
@@ -260,12 +266,7 @@ def sparse_gram_block(data, indices, indptr, D, pos, fit_intercept, H, loc, val)
         if fit_intercept:
             H[kf, kf] += Di
         entries += q * (q + 1) // 2
-    # each pair landed once, in either triangle: the two triangles summed
-    for j in range(k):
-        for m in range(j + 1, k):
-            t = H[j, m] + H[m, j]
-            H[j, m] = t
-            H[m, j] = t
+    _sum_triangles(H)
     return entries
 
 
