@@ -660,7 +660,8 @@ def solve(X, y, *, loss="squared", penalty="l2", lam=None, l1_ratio=0.5, solver=
 def check_method_options(*, solver, sampling, power, batch_size, seed, dual_step,
                          primal_step) -> dict:
     """The method options of :func:`solve` but ``solver`` itself, checked (errors name them)."""
-    check_choice("solver", solver, ("auto", *SOLVERS))
+    if solver != "auto":  # the default needs no tuple of the registry's names
+        check_choice("solver", solver, ("auto", *SOLVERS))
     if sampling is not None:
         check_choice("sampling", sampling, SAMPLINGS)
     check_choice("dual_step", dual_step, ("exact", "fixed"))
@@ -699,6 +700,14 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
     if solver != "auto":
         return solver, "requested", {}
     n_threads = usable_threads(n_threads)
+    key = (_auto_key(problem, n_threads) if not solver_options and sampling is None
+           and batch_size == 1 and power == 1.0 and primal_step == "newton"
+           and dual_step == "exact" and w0 is None and alpha0 is None else None)
+    if key is not None:
+        memo = problem.design.derived("auto_choices", dict)
+        chosen = memo.get(key)
+        if chosen is not None:
+            return chosen[0], chosen[1], dict(chosen[2])
     given = dict(sampling=sampling, power=power, primal_step=primal_step, dual_step=dual_step,
                  w0=w0, alpha0=alpha0)
     solver, reason = auto_solver(problem, cd_options=cd_options_requested(dict(
@@ -710,7 +719,34 @@ def choose_solver(problem: Problem, solver: str, *, solver_options: dict, sampli
         other = "primal-cd" if solver == "dual-cd" else "dual-cd"
         if not ignored_options(other, **given) and SOLVERS[other].supports(problem):
             return other, f"{', '.join(ignored)} given", {}
-    return solver, reason, auto_options(problem, reason, n_threads)
+    options = auto_options(problem, reason, n_threads)
+    if key is not None:
+        if len(memo) >= AUTO_CHOICES_KEPT:
+            memo.clear()  # a path's λs do not pile up (clear: atomic under threads)
+        memo[key] = (solver, reason, dict(options))
+    return solver, reason, options
+
+
+#: ``solver="auto"`` choices kept per design (:func:`_auto_key`)
+AUTO_CHOICES_KEPT = 16
+
+
+def _auto_key(problem: Problem, n_threads: int):
+    """The key of :func:`auto_solver`'s choice kept on the design for a repeated call
+    (the same X, parameters and thread count, default method options), or None where
+    the choice depends on more than X and those (sample weights, groups, ``positive``).
+    For the squared loss with an l1 part the key also says whether the Gram is cached
+    on the design: :func:`squared_l1_choice` prices it free then (an earlier solve may
+    have formed it since)."""
+    p = problem
+    if p.groups is not None or p.positive or not unit_weights(p):
+        return None
+    gram = None
+    if p.l1 > 0.0 and p.loss == "squared":
+        from .solvers.gram_cd import _gram_key
+
+        gram = _gram_key(p) in p.design.__dict__.get("_derived", {})
+    return (p.loss_code, p.penalty, p.lam, p.l1, p.l2, p.fit_intercept, n_threads, gram)
 
 
 def auto_options(problem: Problem, reason: str, n_threads: int) -> dict:

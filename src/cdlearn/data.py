@@ -12,6 +12,7 @@ idea) and one compiled signature per float type.
 
 from __future__ import annotations
 
+import math
 import numbers
 import threading
 import weakref
@@ -239,17 +240,21 @@ def check_positive(name: str, value, *, allow_zero: bool = False) -> float:
 
 def check_finite(name: str, value) -> float:
     """A finite real number (NaN and infinities raise a ValueError naming ``name``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    # floats (numpy's float64 among them) first: numbers.Real is an ABC, whose check
+    # walks its registry (several per solve, slower still on a cold cache)
+    if not isinstance(value, float) and (isinstance(value, bool)
+                                         or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     value = float(value)
-    if not np.isfinite(value):
+    if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
 
 
 def check_int(name: str, value, *, low: int = 1) -> int:
     """An integer ``>= low`` (bools and floats such as 2.5 or nan raise, naming ``name``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is not int and (isinstance(value, bool)  # int first: no ABC check
+                                   or not isinstance(value, numbers.Integral)):
         raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
     if value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
@@ -260,7 +265,8 @@ def check_seed(name: str, value) -> int | None:
     """None or a non-negative integer (numpy's ``SeedSequence`` rule), everywhere a seed is taken."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if type(value) is not int and (isinstance(value, bool)
+                                   or not isinstance(value, numbers.Integral)):
         raise TypeError(f"{name} must be a non-negative integer or None, got "
                         f"{type(value).__name__}")
     if value < 0:
@@ -436,6 +442,11 @@ def _index_dtype(n_entries: int) -> np.dtype:
     return np.dtype(np.int32) if n_entries <= _INT32_MAX else np.dtype(np.int64)
 
 
+def _is_sparse(X) -> bool:
+    """``sp.issparse(X)``, with an ndarray answered first (issparse is an ABC check)."""
+    return type(X) is not np.ndarray and sp.issparse(X)
+
+
 def _stored_triple(M):
     """``(data, indices, indptr, by_rows)`` of a stored matrix, as kernels read it.
 
@@ -524,7 +535,7 @@ class Design:
         self.name = name
         self.n_samples, self.n_features = X.shape
         self.dtype = X.dtype
-        self.is_sparse = sp.issparse(X)
+        self.is_sparse = _is_sparse(X)
         if self.is_sparse:
             kind = sp.csr_matrix if X.format == "csr" else sp.csc_matrix
             self._sparse = kind((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
@@ -870,7 +881,7 @@ class DesignCache:
         # a repeat is expected to hit, where the number of nonzeros is cached: not
         # counted (an X edited in place, a miss, counts again in Design)
         scanned, fingerprint = _cache_scan(X, loop=repeat and _loop_is_free(
-            (X.data if sp.issparse(X) else X).dtype.itemsize), counting=not repeat)
+            (X.data if _is_sparse(X) else X).dtype.itemsize), counting=not repeat)
         with self._lock:
             entry = self._entries.get(id(X))
             hit = (entry is not None and entry[0]() is X and entry[1] == layout
@@ -925,9 +936,10 @@ def _cache_layout(X):
 def _cache_scan(X, loop: bool = False, counting: bool = True):
     """``(scan of the values, fingerprint of X)`` for an input :func:`_cache_layout` accepts
     (``loop``: by the compiled loop whatever the size; ``counting``: :func:`_scan`)."""
-    values = X.data if sp.issparse(X) else X
+    sparse = _is_sparse(X)
+    values = X.data if sparse else X
     scanned = _scan(_flat_bits(values), _SIGN[values.dtype.itemsize], loop, counting)
-    if not sp.issparse(X):
+    if not sparse:
         return scanned, int(scanned[2])
     return scanned, (int(scanned[2]), _fingerprint(X.indices, loop),
                      _fingerprint(X.indptr, loop))
@@ -948,7 +960,7 @@ def as_design(X, *, name: str = "X") -> Design:
 
 def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray:
     """A finite float64 vector of length ``n_samples``; ±1 labels for binary losses."""
-    if sp.issparse(y):
+    if _is_sparse(y):
         raise TypeError(f"{name} must be a dense 1-d array, got a sparse matrix")
     try:
         y = np.asarray(y)
@@ -965,10 +977,14 @@ def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray
     if y.dtype.kind not in "fiub":
         raise TypeError(f"{name} must be numeric, got dtype {y.dtype}")
     y = y.astype(np.float64)
+    # ±1 labels are finite: one comparison pass says both (the finiteness pass only
+    # when it fails, to name what is wrong: NaN first, then the labels, by np.unique)
+    binary = loss in BINARY_LOSSES
+    if binary and (np.abs(y) == 1.0).all():
+        return y
     if not np.isfinite(y).all():
         raise ValueError(f"{name} contains NaN or infinity")
-    # one comparison pass; the labels are sorted (np.unique) only to say what is wrong
-    if loss in BINARY_LOSSES and not (np.abs(y) == 1.0).all():
+    if binary:
         labels = np.unique(y)
         shown = ", ".join(f"{v:g}" for v in labels[:6])
         raise ValueError(

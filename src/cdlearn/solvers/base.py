@@ -23,6 +23,7 @@ import numpy as np
 from ..compile_stats import CompileRecorder
 from ..data import Design, _fingerprint
 from ..objectives import dual_point_from_margins, primal_value
+from .parallel import blas_libraries
 from .stopping import CoefficientTarget, Polish, gap_rounding, polishable
 
 TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
@@ -218,8 +219,43 @@ _blas_depth = 0
 _blas_limit = None
 
 
-@contextlib.contextmanager
-def single_threaded_blas():
+class _SingleThreadedBlas:
+    """:func:`single_threaded_blas`'s context: a class, not a generator (contextlib's
+    wrapper and generator frames were ~1.5 µs of every solve)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        global _blas_depth, _blas_limit
+        with _blas_lock:
+            if _blas_depth == 0:
+                # read at every outermost solve, not remembered: a user may change a
+                # library's count between two solves (threadpoolctl), and a BLAS on
+                # several threads sums in another order (other bits)
+                try:
+                    _blas_limit = [(lib, n) for lib in blas_libraries()
+                                   if (n := lib.get_num_threads()) is not None and n > 1]
+                    for lib, _ in _blas_limit:
+                        lib.set_num_threads(1)
+                except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
+                    _blas_limit = None
+            _blas_depth += 1
+
+    def __exit__(self, *exc):
+        global _blas_depth, _blas_limit
+        with _blas_lock:
+            _blas_depth -= 1
+            if _blas_depth == 0 and _blas_limit is not None:
+                for lib, n in _blas_limit:
+                    lib.set_num_threads(n)
+                _blas_limit = None
+        return False
+
+
+_single_threaded_blas = _SingleThreadedBlas()
+
+
+def single_threaded_blas() -> _SingleThreadedBlas:
     """Run the block with one BLAS thread (threadpoolctl), re-entrant across threads.
 
     Why: the vector products of certificates and line searches (``w @ w`` on
@@ -232,28 +268,7 @@ def single_threaded_blas():
     once per process; the limit itself a few µs per solve (threadpoolctl's
     ``limit()`` context took ~50 µs, a sixth of a small solve's set-up).
     """
-    global _blas_depth, _blas_limit
-    with _blas_lock:
-        if _blas_depth == 0:
-            try:
-                from .parallel import blas_libraries
-
-                _blas_limit = [(lib, n) for lib in blas_libraries()
-                               if (n := lib.get_num_threads()) is not None and n > 1]
-                for lib, _ in _blas_limit:
-                    lib.set_num_threads(1)
-            except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
-                _blas_limit = None
-        _blas_depth += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_depth -= 1
-            if _blas_depth == 0 and _blas_limit is not None:
-                for lib, n in _blas_limit:
-                    lib.set_num_threads(n)
-                _blas_limit = None
+    return _single_threaded_blas
 
 
 _stop = threading.local()
@@ -657,13 +672,21 @@ def convergence_warning() -> type[Warning]:
     Importing scikit-learn costs about a second; the solvers must not pay it
     at ``import cdlearn``.
     """
-    from sklearn.exceptions import ConvergenceWarning
+    global _convergence_warning
+    if _convergence_warning is None:  # kept: an import statement per capped solve
+        from sklearn.exceptions import ConvergenceWarning
 
-    return ConvergenceWarning
+        _convergence_warning = ConvergenceWarning
+    return _convergence_warning
+
+
+_convergence_warning = None
 
 
 def _intercept_value(b):
     """A float, or an array for states with one intercept per output (block CD over W)."""
+    if isinstance(b, float):  # numpy's float64 too: no np.ndim dispatch
+        return float(b)
     return float(b) if np.ndim(b) == 0 else np.array(b, dtype=np.float64)
 
 
