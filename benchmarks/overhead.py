@@ -7,9 +7,11 @@ the method's state and the result. Medians of ``--repeat`` calls on the same X
 after a warm-up (so the second and later calls find X in
 :data:`cdlearn.data.design_cache`; the ``first call`` rows clear the cache before
 every call). scikit-learn's ``fit`` of the same estimator on the same data, in
-the same run, is the yardstick. ``make bench`` writes
-``benchmarks/results/overhead.md``:
-``python -m benchmarks.overhead --out benchmarks/results/overhead.md``.
+the same run, is the yardstick. ``make bench`` runs
+``python -m benchmarks.overhead --out benchmarks/results/overhead.md``, which replaces
+only that file's generated section (between :data:`SECTION_START` and
+:data:`SECTION_END`, put under its title when absent): the hand-written history of
+earlier rounds below it stays.
 """
 
 from __future__ import annotations
@@ -178,6 +180,29 @@ def passes(repeat: int = 20) -> list[str]:
     return [f"| {name} | {wall(call, repeat):.3f} | {cold(call):.3f} |" for name, call in rows]
 
 
+#: the markers of the generated section of ``--out`` (the rest of the file is kept)
+SECTION_START = "<!-- benchmarks.overhead: generated section, replaced by every run -->"
+SECTION_END = "<!-- end of the generated section -->"
+TITLE = "# Per-call overhead of cdlearn.solve and the estimators' fit"
+
+
+def write_section(path: Path, lines: list[str]) -> None:
+    """Put ``lines`` between the markers of ``path``: replace the section there, or add
+    it under the file's title (a new file gets the title), keeping every other line."""
+    block = "\n".join([SECTION_START, *lines, SECTION_END])
+    text = path.read_text() if path.exists() else TITLE + "\n"
+    if SECTION_START in text and SECTION_END in text.split(SECTION_START, 1)[1]:
+        head, rest = text.split(SECTION_START, 1)
+        text = head + block + rest.split(SECTION_END, 1)[1]
+    elif text.startswith("# "):
+        title, _, body = text.partition("\n")
+        body = body.lstrip("\n")
+        text = f"{title}\n\n{block}\n" + (f"\n{body}" if body else "")
+    else:
+        text = f"{block}\n\n{text}"
+    path.write_text(text if text.endswith("\n") else text + "\n")
+
+
 def _commit():
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -202,7 +227,7 @@ def main(argv=None):
         return
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
     lines = [
-        "# Per-call overhead of cdlearn.solve and the estimators' fit", "",
+        "## Latest run", "",
         f"`python -m benchmarks.overhead` ({datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} "
         f"UTC, commit {_commit()}, {platform.machine()}, {os.cpu_count()} cores, load average "
         f"{load} at the start; one BLAS/numba thread). Medians of {args.repeat} calls "
@@ -233,7 +258,7 @@ def main(argv=None):
                                  f"{over:.3f} | {least:.3f} | {ref} |")
                     print(lines[-1], flush=True)
     if args.out:
-        Path(args.out).write_text("\n".join(lines) + "\n")
+        write_section(Path(args.out), lines)
 
 
 if __name__ == "__main__":

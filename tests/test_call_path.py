@@ -127,3 +127,23 @@ def test_binary_target_checks_keep_their_errors():
             cdlearn.solve(X, np.array(y, dtype=float), loss="logistic", lam=0.1)
     result = cdlearn.solve(X, np.array([1, -1, 1, 1, -1, 1]), loss="logistic", lam=0.1)
     assert result.converged and result.gap <= 1e-6 * result.trace["primal"][0]
+
+
+def test_overhead_benchmark_replaces_only_its_generated_section(tmp_path):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo root
+    from benchmarks.overhead import SECTION_END, SECTION_START, TITLE, write_section
+
+    out = tmp_path / "overhead.md"
+    write_section(out, ["| run 1 |"])  # a new file: title, then the section
+    assert out.read_text() == f"{TITLE}\n\n{SECTION_START}\n| run 1 |\n{SECTION_END}\n"
+    history = "## Issue 25, round 8\n\nhand-written table\n"
+    out.write_text(f"{TITLE}\n\n{history}")  # a file without the markers (today's)
+    write_section(out, ["| run 2 |"])
+    assert out.read_text() == (f"{TITLE}\n\n{SECTION_START}\n| run 2 |\n{SECTION_END}\n\n"
+                               f"{history}")
+    write_section(out, ["| run 3 |", "| more |"])  # the next run replaces run 2 only
+    assert out.read_text() == (f"{TITLE}\n\n{SECTION_START}\n| run 3 |\n| more |\n"
+                               f"{SECTION_END}\n\n{history}")
