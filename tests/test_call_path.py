@@ -147,3 +147,27 @@ def test_overhead_benchmark_replaces_only_its_generated_section(tmp_path):
     write_section(out, ["| run 3 |", "| more |"])  # the next run replaces run 2 only
     assert out.read_text() == (f"{TITLE}\n\n{SECTION_START}\n| run 3 |\n| more |\n"
                                f"{SECTION_END}\n\n{history}")
+
+
+def test_blas_counts_are_read_at_every_solve_not_remembered():
+    """A count changed between two solves (threadpoolctl) is the one restored after the
+    next solve, and that solve runs BLAS on one thread."""
+    from threadpoolctl import threadpool_limits
+
+    from cdlearn.solvers import parallel
+
+    getters = parallel.blas_thread_getters()
+    if not getters:
+        pytest.skip("no BLAS library found by threadpoolctl")
+    assert [get() for _, get in getters] == [lib.get_num_threads() for lib, _ in getters]
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((40, 5))
+    y = X[:, 0] + 0.1 * rng.standard_normal(40)
+    for limit in (2, 1, 3):
+        with threadpool_limits(limit, user_api="blas"):
+            wanted = [lib.get_num_threads() for lib, _ in getters]
+            inside = []
+            cdlearn.solve(X, y, lam=0.1, solver="primal-cd", max_epochs=3, tol=1e-12,
+                          callback=lambda s: inside.append([g() for _, g in getters]))
+            assert inside and all(counts == [1] * len(getters) for counts in inside)
+            assert [lib.get_num_threads() for lib, _ in getters] == wanted

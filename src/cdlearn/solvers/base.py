@@ -23,7 +23,7 @@ import numpy as np
 from ..compile_stats import CompileRecorder
 from ..data import Design, _fingerprint
 from ..objectives import dual_point_from_margins, primal_value
-from .parallel import blas_libraries
+from .parallel import blas_thread_getters
 from .stopping import CoefficientTarget, Polish, gap_rounding, polishable
 
 TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
@@ -233,8 +233,8 @@ class _SingleThreadedBlas:
                 # library's count between two solves (threadpoolctl), and a BLAS on
                 # several threads sums in another order (other bits)
                 try:
-                    _blas_limit = [(lib, n) for lib in blas_libraries()
-                                   if (n := lib.get_num_threads()) is not None and n > 1]
+                    _blas_limit = [(lib, n) for lib, get in blas_thread_getters()
+                                   if (n := get()) is not None and n > 1]
                     for lib, _ in _blas_limit:
                         lib.set_num_threads(1)
                 except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed

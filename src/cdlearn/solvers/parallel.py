@@ -110,6 +110,33 @@ def blas_libraries():
     return _blas_libraries
 
 
+_blas_getters = None
+
+
+def blas_thread_getters():
+    """``[(controller, get)]`` for :func:`blas_libraries`: ``get()`` reads the library's
+    thread count as ``controller.get_num_threads()`` does. For OpenBLAS it is the C
+    function threadpoolctl calls, found once (its Python wrapper cost ~5 µs of a
+    cache-cold solve, read twice a solve); other libraries keep the controller's method."""
+    global _blas_getters
+    libs = blas_libraries()
+    if _blas_getters is None or _blas_getters[0] is not libs:
+        getters = []
+        for lib in libs:
+            get = lib.get_num_threads
+            try:
+                if lib.internal_api == "openblas":
+                    raw = lib._get_symbol("omp_get_max_threads" if lib.threading_layer
+                                          == "openmp" else "openblas_get_num_threads")
+                    if raw is not None and raw() == get():
+                        get = raw
+            except Exception:  # noqa: BLE001 - another threadpoolctl: its own method
+                pass
+            getters.append((lib, get))
+        _blas_getters = (libs, getters)
+    return _blas_getters[1]
+
+
 class use_threads:  # noqa: N801 - used as a function: ``with use_threads(n):``
     """Run the enclosed solve on ``n`` threads: numba's parallel kernels (set on first
     use, :func:`current_threads`) and, with ``blas=True``, BLAS (threadpoolctl; left
@@ -127,8 +154,8 @@ class use_threads:  # noqa: N801 - used as a function: ``with use_threads(n):``
         self._limits = limits = []
         if self._blas and _local.n != available_cores():
             try:
-                limits += [(lib, k) for lib in blas_libraries()
-                           if (k := lib.get_num_threads()) is not None and k != _local.n]
+                limits += [(lib, k) for lib, get in blas_thread_getters()
+                           if (k := get()) is not None and k != _local.n]
                 for lib, _ in limits:
                     lib.set_num_threads(_local.n)
             except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
