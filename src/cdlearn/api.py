@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 
 import numpy as np
 
@@ -743,9 +744,11 @@ def _auto_key(problem: Problem, n_threads: int):
         return None
     gram = None
     if p.l1 > 0.0 and p.loss == "squared":
-        from .solvers.gram_cd import _gram_key
-
-        gram = _gram_key(p) in p.design.__dict__.get("_derived", {})
+        # only solvers.gram_cd forms a Gram: not imported yet, none is cached (an import
+        # statement per call ran importlib's Python code, ~5 µs cache-cold)
+        gram_cd = sys.modules.get("cdlearn.solvers.gram_cd")
+        gram = gram_cd is not None and gram_cd._gram_key(p) in p.design.__dict__.get(
+            "_derived", {})
     return (p.loss_code, p.penalty, p.lam, p.l1, p.l2, p.fit_intercept, n_threads, gram)
 
 

@@ -997,7 +997,9 @@ def check_target(y, n_samples: int, loss: str, *, name: str = "y") -> np.ndarray
 def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     """Non-negative finite float64 weights (ones when ``None``), not all zero."""
     if sample_weight is None:
-        return np.ones(n_samples)
+        ones = np.empty(n_samples)  # np.ones without its two Python-level wrappers
+        ones.fill(1.0)
+        return ones
     s = np.asarray(sample_weight, dtype=np.float64)
     if s.ndim == 0:
         s = np.full(n_samples, float(s))
