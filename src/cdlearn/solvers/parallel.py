@@ -116,7 +116,7 @@ _blas_getters = None
 def blas_thread_getters():
     """``[(controller, get)]`` for :func:`blas_libraries`: ``get()`` reads the library's
     thread count as ``controller.get_num_threads()`` does. For OpenBLAS it is the C
-    function threadpoolctl calls, found once (its Python wrapper cost ~5 µs of a
+    function threadpoolctl calls, found once (its Python wrapper cost ~3-5 µs of a
     cache-cold solve, read twice a solve); other libraries keep the controller's method."""
     global _blas_getters
     libs = blas_libraries()
