@@ -15,7 +15,7 @@ import sklearn.linear_model as sk
 import cdlearn
 from cdlearn.api import make_problem
 from cdlearn.objectives import certificate_from_margins
-from cdlearn.solvers.primal_cd import PrimalCDState
+from cdlearn.solvers.primal_cd import ANDERSON_K, PrimalCDState
 
 
 @pytest.fixture(autouse=True)
@@ -206,3 +206,32 @@ def test_a_check_just_before_the_last_epoch_waits_for_its_check():
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr("cdlearn.solvers.primal_cd.SMALL_INPUT", X.size)
         assert list(cdlearn.solve(D, y, max_epochs=9, **kw).trace["epoch"]) == [0, 4, 8, 9]
+
+
+@pytest.mark.parametrize("layout,sampling,fit_intercept,weighted,positive", [
+    ("F", "cyclic", False, False, False),
+    ("csc", "cyclic", True, True, False),
+    ("F", "cyclic", True, False, True),
+    ("csc", "uniform", False, True, False),
+])
+def test_run_epochs_gives_the_iterates_of_as_many_run_epoch_calls(layout, sampling,
+                                                                  fit_intercept, weighted,
+                                                                  positive):
+    X, y = _data(80, 120, seed=11)
+    n = X.shape[0]
+    sw = np.random.default_rng(2).uniform(0.3, 2.0, n) if weighted else None
+    Xin = np.asfortranarray(X) if layout == "F" else sp.csc_matrix(X)
+    lam = 0.05 * np.abs(X.T @ (y - y.mean())).max() / n
+    p = make_problem(Xin, y, loss="squared", penalty="elastic_net", lam=lam, l1_ratio=0.9,
+                     fit_intercept=fit_intercept, sample_weight=sw, positive=positive)
+    one, batched = (PrimalCDState(p, sampling=sampling, seed=3) for _ in range(2))
+    assert batched.epoch_batch > 0
+    for k in (1, 4, 10, 7):  # a certificate between stretches, as _run makes them
+        entries = [one.run_epoch()[0] for _ in range(k)]
+        assert batched.run_epochs(k) == (sum(entries), entries[-1])
+        np.testing.assert_array_equal(batched.w, one.w)
+        np.testing.assert_array_equal(batched.resid, one.resid)
+        assert batched.intercept == one.intercept and batched.counter == one.counter
+        assert batched.certificate() == one.certificate()
+    if sampling == "cyclic":
+        assert batched.stats == one.stats and one.stats["anderson_tried"] == 22 // ANDERSON_K

@@ -392,13 +392,21 @@ def _run(state, *, solver: str, tol: float, max_epochs: int, callback=None, verb
     stretch = predict and getattr(state, "stretch_checks", False)
     last = None  # (epoch, gap) of the previous check after epoch 0
     interrupted = False
+    # a state with run_epochs(k) runs the epochs up to the next check in one call
+    batch = getattr(state, "epoch_batch", 0)
     try:
         while not converged and epoch < max_epochs:
             if stop is not None and stop.is_set():
                 raise KeyboardInterrupt
-            entries, _updates = state.run_epoch()
-            epoch += 1
-            passes += entries / nnz
+            if batch:
+                k = min(batch, max(1, min(next_check, max_epochs) - epoch))
+                total, entries = state.run_epochs(k)
+                epoch += k
+                passes += total / nnz
+            else:
+                entries, _updates = state.run_epoch()
+                epoch += 1
+                passes += entries / nnz
             if predict and epoch == 1:
                 # the check at epoch 0 counts: the next one comes a full interval later
                 next_check = _adaptive_interval(check_work, entries)

@@ -53,7 +53,7 @@ from ..kernels.primal_cd import (
 from ..kernels.primal_shrinking import primal_cd_shrinking_epoch, rebuild_support
 from ..kernels.squared_certificate import squared_certificate
 from ..kernels.views import weighted_slice_powers
-from ..kernels.working_set import _store, squared_anderson_window
+from ..kernels.working_set import _store, primal_cd_squared_epochs, squared_anderson_window
 from ..losses import step_smoothness
 from ..objectives import certificate_from_dual_point
 from ..sampling import (
@@ -67,7 +67,7 @@ from ..sampling import (
     power_probabilities,
     tau_nice_weights,
 )
-from .base import PLAIN_CHECK_SPACING, PrimalIterate, Problem, initial_primal
+from .base import PLAIN_CHECK_SPACING, PrimalIterate, Problem, initial_primal, unit_weights
 from .gram_cd import linear_terms
 from .intercept import margin_certificate, margin_kkt_violation, refresh_margins
 from .parallel import Partition, check_partition, minibatch_threads
@@ -80,6 +80,11 @@ RESYNC_EVERY = 20  # recompute z = Xw + b from scratch every this many checks
 #: epochs to a relative 1e-6 / 1e-10 of the optimum went 9/14/16/23 -> 9/12/15/20 and
 #: 15/26/28/44 -> 12/18/20/30
 ANDERSON_K = 5
+#: run_epochs' longest call (epochs between two looks at Ctrl-C or a stop event)
+MAX_EPOCH_BATCH = 10
+#: an Anderson window without slots: run_epochs' kernel with one signature either way
+_NO_WINDOW = (np.empty((1, 0)), np.empty((1, 0)), np.empty(1), np.empty(0),
+              np.empty(0, dtype=np.int64))
 
 
 def weighted_column_abs_cubes(problem: Problem) -> np.ndarray:
@@ -94,7 +99,7 @@ def weighted_column_sq_norms(problem: Problem, row_weights=None) -> np.ndarray:
     """Σ_i s_i r_i X_ij² for every column j (``r = 1`` by default), from the column view."""
     design, sw = problem.design, problem.sample_weight
     if row_weights is None:
-        if np.all(sw == 1.0):
+        if unit_weights(problem):
             return design.col_sq_norms
     else:
         sw = sw * row_weights
@@ -178,7 +183,7 @@ class PrimalCDState(PrimalIterate):
         self.fast_squared = (p.loss == "squared" and self.tau <= 1
                              and sampling != "shrinking")
         if self.fast_squared:
-            self.unit_weights = bool(np.all(p.sample_weight == 1.0))
+            self.unit_weights = unit_weights(p)
             if self.mode == CYCLIC:
                 # plain cyclic CD: an epoch costs about what a check does (Xᵀr, the
                 # margins, ~0.1 ms of Python), so checks come every ~3 epochs, pulled
@@ -204,6 +209,9 @@ class PrimalCDState(PrimalIterate):
                               np.empty(n), np.arange(d, dtype=np.int64))
             self._filled = 0
             self.stats = dict(anderson_tried=0, anderson_accepted=0)
+        # the epochs between two checks in one compiled call (run_epochs, solvers.base._run)
+        self.epoch_batch = (MAX_EPOCH_BATCH if compiled and self.partition is None
+                            and type(self).run_epoch is PrimalCDState.run_epoch else 0)
         self._z_from_resid = False
         if self.fast_logistic:
             self.cube = weighted_column_abs_cubes(p) / n
@@ -281,6 +289,24 @@ class PrimalCDState(PrimalIterate):
             self._intercept, self.intercept_lips, self.newton, p.positive,
         )
         return entries, updates
+
+    def run_epochs(self, k: int):
+        """``k`` epochs of :meth:`run_epoch` (the serial squared-loss kernel and Anderson's
+        window) in one compiled call, the same iterates; returns the entries touched in
+        all and in the last epoch."""
+        p, v = self.problem, self.view
+        window = _NO_WINDOW if self._anderson is None else self._anderson
+        entries, last, _, self.counter, filled, tried, accepted = primal_cd_squared_epochs(
+            v.data, v.indices, v.indptr, p.sample_weight, self.unit_weights, self.resid,
+            self.w, self.lips, p.l1, p.l2, self.mode, self.prob, self.alias, p.n_features,
+            self.rng, self.counter, self._intercept, self.intercept_lips, p.positive, k,
+            *window, self._filled if self._anderson is not None else 0)
+        self._z_from_resid = True
+        if self._anderson is not None:
+            self._filled = filled
+            self.stats["anderson_tried"] += tried
+            self.stats["anderson_accepted"] += accepted
+        return entries, last
 
     def _remember(self, slot: int):
         w_hist, r_hist, b_hist, _, cols = self._anderson
