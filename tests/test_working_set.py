@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
 
 import cdlearn
 from cdlearn.objectives import primal_value
@@ -283,3 +284,31 @@ def test_wide_correlated_lasso_matches_scikit_learn(rho):
     assert res.primal <= p_ref * (1 + 1e-10)
     assert res.primal - res.gap <= p_ref
     np.testing.assert_allclose(res.w, ref.coef_, atol=1e-6 * np.abs(ref.coef_).max())
+
+
+def test_cold_start_check_reuses_the_cached_x_transpose_y(monkeypatch):
+    """The check at w = 0 (squared loss, no intercept) takes ∇f = -Xᵀ(s∘y)/n from the
+    design's cache (gram-cd's linear term): a second solve on the same (X, y) makes one
+    product Xᵀr per check after the first, not one for the first too; the certificate
+    is P(0) = ½ mean(s y²) with the dual point s∘y scaled into the l1 ball."""
+    X, y = _correlated_wide(seed=1)
+    n = X.shape[0]
+    sw = np.linspace(0.5, 1.5, n)
+    D = cdlearn.as_design(X)
+    lam = 0.1 * np.abs(X.T @ (sw * y)).max() / n
+    kw = dict(loss="squared", penalty="l1", lam=lam, solver="ws-cd", sample_weight=sw)
+    with pytest.warns(ConvergenceWarning):
+        cdlearn.solve(D, y, max_epochs=1, tol=1e-15, **kw)  # fills the cache
+    calls = []
+    rmatvec = type(D).rmatvec
+    monkeypatch.setattr(type(D), "rmatvec", lambda self, r: calls.append(1) or rmatvec(self, r))
+    with pytest.warns(ConvergenceWarning):
+        res = cdlearn.solve(D, y, max_epochs=1, tol=1e-15, **kw)
+        assert len(calls) == 1  # the check after the outer iteration only
+        res0 = cdlearn.solve(D, y, max_epochs=0, tol=1e-15, **kw)
+    p0 = 0.5 * np.mean(sw * y ** 2)
+    alpha = sw * y * min(1.0, lam / (np.abs(X.T @ (sw * y)).max() / n))
+    d0 = np.mean(alpha * y - 0.5 * alpha ** 2 / sw)
+    assert res0.primal == pytest.approx(p0, rel=1e-14)
+    assert res0.dual == pytest.approx(d0, rel=1e-12)
+    assert res.primal < p0

@@ -47,6 +47,7 @@ from ..losses import LOGISTIC, LOSS_SMOOTHNESS, SQUARED, loss_derivatives
 from ..objectives import certificate_from_dual_point
 from ..penalties import coordinate_violations
 from .base import PrimalIterate, Problem, check_serial_exact_options, initial_primal
+from .gram_cd import linear_terms
 from .intercept import refresh_margins
 from .parallel import copy_threads
 from .primal_cd import weighted_column_abs_cubes, weighted_column_sq_norms
@@ -332,7 +333,15 @@ class WorkingSetState(PrimalIterate):
         refresh_margins(self, False)  # the intercept at its exact minimiser
         if self.logistic and p.fit_intercept:
             logistic_error_probabilities(self.z, p.y, self.perr)
-        grad = self._gradient()
+        if p.loss_code == SQUARED and not p.fit_intercept and not np.any(self.w):
+            # a cold start (z = 0): φ' = -y and ∇f = -Xᵀ(s∘y)/n, gram-cd's c, cached on
+            # the design for this y (one pass of X saved per call of a sequence of
+            # solves on one (X, y): benchopt's, a path's, as primal CD's first check)
+            np.multiply(p.sample_weight, p.y, out=self._deriv)
+            self._deriv *= -1.0
+            grad = -linear_terms(p)[0]
+        else:
+            grad = self._gradient()
         self._grad = grad
         # α = -s φ'(z), u = Xᵀα/n = -∇f
         return certificate_from_dual_point(p.loss_code, self.z, -self._deriv, p.y,
