@@ -23,7 +23,7 @@ import numpy as np
 from ..compile_stats import CompileRecorder
 from ..data import Design, _fingerprint
 from ..objectives import dual_point_from_margins, primal_value
-from .parallel import blas_thread_getters
+from .parallel import limit_blas_threads, restore_blas_threads
 from .stopping import CoefficientTarget, Polish, gap_rounding, polishable
 
 TRACE_COLUMNS = ("epoch", "passes", "seconds", "primal", "dual", "gap", "nnz_w", "active")
@@ -232,13 +232,7 @@ class _SingleThreadedBlas:
                 # read at every outermost solve, not remembered: a user may change a
                 # library's count between two solves (threadpoolctl), and a BLAS on
                 # several threads sums in another order (other bits)
-                try:
-                    _blas_limit = [(lib, n) for lib, get in blas_thread_getters()
-                                   if (n := get()) is not None and n > 1]
-                    for lib, _ in _blas_limit:
-                        lib.set_num_threads(1)
-                except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
-                    _blas_limit = None
+                _blas_limit = limit_blas_threads(1)
             _blas_depth += 1
 
     def __exit__(self, *exc):
@@ -246,8 +240,7 @@ class _SingleThreadedBlas:
         with _blas_lock:
             _blas_depth -= 1
             if _blas_depth == 0 and _blas_limit is not None:
-                for lib, n in _blas_limit:
-                    lib.set_num_threads(n)
+                restore_blas_threads(_blas_limit)
                 _blas_limit = None
         return False
 

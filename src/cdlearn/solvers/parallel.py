@@ -137,6 +137,26 @@ def blas_thread_getters():
     return _blas_getters[1]
 
 
+def limit_blas_threads(n: int) -> list:
+    """Set every BLAS library running other than ``n`` threads to ``n``; the
+    ``[(controller, previous count)]`` for :func:`restore_blas_threads` (empty when
+    BLAS cannot be read: a missing or odd BLAS only costs speed)."""
+    try:
+        limits = [(lib, k) for lib, get in blas_thread_getters()
+                  if (k := get()) is not None and k != n]
+        for lib, _ in limits:
+            lib.set_num_threads(n)
+    except Exception:  # noqa: BLE001 - see the docstring
+        return []
+    return limits
+
+
+def restore_blas_threads(limits: list) -> None:
+    """Undo :func:`limit_blas_threads`."""
+    for lib, k in limits:
+        lib.set_num_threads(k)
+
+
 class use_threads:  # noqa: N801 - used as a function: ``with use_threads(n):``
     """Run the enclosed solve on ``n`` threads: numba's parallel kernels (set on first
     use, :func:`current_threads`) and, with ``blas=True``, BLAS (threadpoolctl; left
@@ -151,20 +171,12 @@ class use_threads:  # noqa: N801 - used as a function: ``with use_threads(n):``
     def __enter__(self) -> int:
         self._prev = (getattr(_local, "n", None), getattr(_local, "restore", None))
         _local.n, _local.restore = max(1, int(self._n)), None
-        self._limits = limits = []
-        if self._blas and _local.n != available_cores():
-            try:
-                limits += [(lib, k) for lib, get in blas_thread_getters()
-                           if (k := get()) is not None and k != _local.n]
-                for lib, _ in limits:
-                    lib.set_num_threads(_local.n)
-            except Exception:  # noqa: BLE001 - a missing or odd BLAS only costs speed
-                limits.clear()
+        self._limits = (limit_blas_threads(_local.n)
+                        if self._blas and _local.n != available_cores() else [])
         return _local.n
 
     def __exit__(self, *exc):
-        for lib, k in self._limits:
-            lib.set_num_threads(k)
+        restore_blas_threads(self._limits)
         if _local.restore:  # 0: numba's count was already the wanted one
             import numba
 
